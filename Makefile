@@ -1,0 +1,109 @@
+# llmops.sglang developer entry points. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PYENV_PYTHON ?= 3.12.1
+VENV := $(CURDIR)/.venv
+PY := $(VENV)/bin/python
+COLLECTIONS := $(CURDIR)/.build/collections
+COLLECTION_DIR := $(COLLECTIONS)/ansible_collections/llmops/sglang
+
+export PATH := $(VENV)/bin:$(PATH)
+export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS)
+export ANSIBLE_INJECT_FACT_VARS := false
+export ANSIBLE_NOCOLOR := true
+export ANSIBLE_FORCE_COLOR := false
+export PY_COLORS := 0
+
+# Molecule scenarios run by `make test`: every scenario under extensions/molecule except `default`
+# (the end-to-end deploy, run by `make test-e2e` and `make test-full`) and those named in OPT_IN.
+MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
+MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
+
+.PHONY: help bootstrap apt venv link image test test-full units lint sanity build docs molecule \
+        demo catalogs bench oracle changelog clean
+
+help:
+	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
+	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, molecule"
+	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
+	@echo "make catalogs   regenerate the SGLang flag catalogs from the real wheels"
+	@echo "make bench      accuracy and speed figures (bench/)"
+	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
+
+bootstrap: apt venv link image
+
+apt:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -q && apt-get install -y -q --no-install-recommends $$(grep -v '^#' requirements/apt.txt | tr '\n' ' '); \
+	else echo "not root: skipping apt (needs: $$(grep -v '^#' requirements/apt.txt | tr '\n' ' '))"; fi
+
+$(VENV)/.stamp: requirements/dev.in requirements/constraints.txt
+	PYENV_VERSION=$(PYENV_PYTHON) python3.12 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements/dev.in -c requirements/constraints.txt
+	bash scripts/install-ansible-test-pip-shim.sh $(PY)
+	touch $@
+
+venv: $(VENV)/.stamp
+
+link:
+	@mkdir -p $(dir $(COLLECTION_DIR))
+	@[ -L $(COLLECTION_DIR) ] || ln -s $(CURDIR) $(COLLECTION_DIR)
+
+image:
+	bash scripts/build-systemd-image.sh bookworm
+
+units: venv link
+	$(PY) -m pytest -q tests/unit
+
+lint: venv link
+	ansible-lint --offline --profile production
+
+sanity: venv link
+	cd $(COLLECTION_DIR) && ansible-test sanity --local --python 3.12 --color no
+
+build: venv link
+	@mkdir -p .build/dist
+	ansible-galaxy collection build --force --output-path .build/dist .
+	@ls -l .build/dist/llmops-sglang-*.tar.gz
+
+docs: venv link
+	@set -e; for f in plugins/modules/*.py; do n=$$(basename $$f .py); \
+	  ansible-doc -t module llmops.sglang.$$n > /dev/null && echo "ansible-doc module llmops.sglang.$$n: ok"; done
+	@set -e; for t in filter lookup test connection inventory callback; do \
+	  for f in $$(ls plugins/$$t/*.py 2>/dev/null | grep -v __init__); do n=$$(basename $$f .py); \
+	    ansible-doc -t $$t llmops.sglang.$$n > /dev/null && echo "ansible-doc $$t llmops.sglang.$$n: ok"; done; done
+	@for f in plugins/filter/*.py; do [ -e "$$f" ] || continue; grep -q "def filters" $$f || continue; \
+	  for n in $$($(PY) -c "import ast,sys;t=ast.parse(open('$$f').read());print(' '.join(k.value for n in ast.walk(t) if isinstance(n,ast.Dict) for k in n.keys if isinstance(k,ast.Constant)))"); do \
+	    ansible-doc -t filter llmops.sglang.$$n > /dev/null && echo "ansible-doc filter llmops.sglang.$$n: ok"; done; done
+
+molecule: venv link
+	@set -e; for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s"; \
+	  (cd extensions && molecule test -s $$s); done
+
+test: units lint sanity build docs molecule
+	@echo "make test: all checks passed"
+
+test-full: test
+	cd extensions && molecule test -s default
+
+demo: venv link
+	bash scripts/demo.sh
+
+catalogs: venv
+	$(PY) scripts/gen_flag_catalog.py 0.5.9 0.5.23
+
+bench: venv link
+	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+
+oracle:
+	bash bench/oracle/run.sh
+
+changelog: venv
+	antsibull-changelog lint
+
+clean:
+	rm -rf .build tests/output

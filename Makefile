@@ -62,8 +62,14 @@ units: venv link
 lint: venv link
 	ansible-lint --offline --profile production
 
+# ansible-test needs the physical path to end in ansible_collections/<ns>/<name>, so sanity runs on a
+# fresh copy of the files git tracks or would track (ignored files such as .venv stay out).
+SANITY_DIR := $(CURDIR)/.build/sanity/ansible_collections/llmops/sglang
 sanity: venv link
-	cd $(COLLECTION_DIR) && ansible-test sanity --local --python 3.12 --color no
+	rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
+	git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' \
+	  | tar -cf - -T - | tar -xf - -C $(SANITY_DIR)
+	cd $(SANITY_DIR) && git init -q && git add -A && ansible-test sanity --local --python 3.12 --color no
 
 build: venv link
 	@mkdir -p .build/dist

@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filter that decides what to do about GPU memory holders before the SGLang service starts."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: sglang_gpu_holders
+short_description: Decide whether GPU memory holders block a start of the SGLang service
+version_added: 0.1.0
+author: llmops.sglang maintainers (@llmops-sglang)
+description:
+  - Sorts the processes that hold GPU memory into the service's own (its unit's MainPID or a PID whose
+    cgroup lies inside the unit's control group) and foreign ones, and decides C(proceed), C(stop_unit)
+    or C(fail). Process names are never used to decide.
+options:
+  _input:
+    description: Processes holding GPU memory, as C(llmops.sglang.nvidia_gpu_info) returns them.
+    type: list
+    elements: dict
+    required: true
+  unit:
+    description: The service's unit name, for example C(sglang.service).
+    type: str
+    required: true
+  control_group:
+    description: The unit's control group (C(systemctl show -p ControlGroup)), for example C(/system.slice/sglang.service).
+    type: str
+    default: ""
+  main_pid:
+    description: The unit's MainPID (0 when not running).
+    type: int
+    default: 0
+  pid_cgroups:
+    description: Map of PID to the text of C(/proc/<pid>/cgroup) read on the target; PIDs missing here were not visible there.
+    type: dict
+    default: {}
+  gpus:
+    description: GPU facts (index, name, uuid), used to name the GPUs in the message.
+    type: list
+    elements: dict
+    default: []
+  selected_uuids:
+    description: UUIDs of the GPUs the service will use; holders on other GPUs are ignored. Omit to consider all GPUs.
+    type: list
+    elements: str
+"""
+
+EXAMPLES = r"""
+- name: Decide about GPU memory holders
+  ansible.builtin.set_fact:
+    holders: >-
+      {{ gpu_info.processes | llmops.sglang.sglang_gpu_holders('sglang.service',
+         control_group='/system.slice/sglang.service', main_pid=1234, pid_cgroups={}) }}
+"""
+
+RETURN = r"""
+_value:
+  description: The decision.
+  type: dict
+  contains:
+    action:
+      description: C(proceed), C(stop_unit) or C(fail).
+      type: str
+    own:
+      description: Holders that belong to the unit.
+      type: list
+    foreign:
+      description: Holders that don't, each with a C(reason).
+      type: list
+    ignored:
+      description: Holders on GPUs the service does not use.
+      type: list
+    message:
+      description: One line naming who holds what.
+      type: str
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import classify_gpu_holders
+
+
+def sglang_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None,
+                       selected_uuids=None):
+    """Jinja entry point for :func:`classify_gpu_holders`."""
+    if not isinstance(processes, list):
+        raise AnsibleFilterError(
+            "sglang_gpu_holders expects the list of GPU processes from llmops.sglang.nvidia_gpu_info, got %s"
+            % type(processes).__name__)
+    try:
+        return classify_gpu_holders(processes, unit, control_group, main_pid, pid_cgroups, gpus, selected_uuids)
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError("sglang_gpu_holders: bad input (%s); pass nvidia_gpu_info processes, "
+                                 "integer PIDs and a dict of PID to /proc/<pid>/cgroup text" % exc)
+
+
+class FilterModule:
+    """llmops.sglang GPU holder filter."""
+
+    def filters(self):
+        return {"sglang_gpu_holders": sglang_gpu_holders}

@@ -1,0 +1,119 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""TEST DOUBLE for ``python -m sglang.launch_server`` (see ../README.md). Not SGLang; never shipped."""
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
+
+
+def fixture_lines(path):
+    with open(path, encoding="utf-8") as handle:
+        return [line for line in handle.read().splitlines() if not line.startswith("# ")]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="launch_server.py")
+    parser.add_argument("--model-path", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=30000)
+    parser.add_argument("--api-key", default=None)
+    parser.add_argument("--served-model-name", default=None)
+    parser.add_argument("--config", default=None)
+    args, unknown = parser.parse_known_args(argv)
+    if os.environ.get("SGLANG_DOUBLE_MODE") == "argparse_error":
+        parser.error("unrecognized arguments: %s" % " ".join(unknown or ["--no-such-flag"]))
+    if args.config:  # SGLang reads YAML; the role writes JSON, which is YAML too
+        with open(args.config, encoding="utf-8") as handle:
+            for key, value in json.load(handle).items():
+                if key.replace("-", "_") == "api_key" and args.api_key is None:
+                    args.api_key = value
+    return args
+
+
+class State:
+    ready = False
+
+
+def make_handler(args):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, fmt, *values):
+            sys.stdout.write("[double] %s - %s\n" % (self.address_string(), fmt % values))
+            sys.stdout.flush()
+
+        def reply(self, status, body=None, content_type="application/json"):
+            raw = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else b""
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def authorized(self):
+            # Like sglang/srt/utils/auth.py decide_request_auth: /health* and /metrics* need no key.
+            if self.path.startswith("/health") or self.path.startswith("/metrics") or not args.api_key:
+                return True
+            return self.headers.get("Authorization") == "Bearer " + args.api_key
+
+        def do_GET(self):
+            if not self.authorized():
+                return self.reply(401, {"error": "Unauthorized"})
+            if self.path == "/health":
+                return self.reply(200 if State.ready else 503)
+            if self.path in ("/get_model_info", "/model_info"):
+                return self.reply(200, {"model_path": args.model_path, "tokenizer_path": args.model_path,
+                                        "is_generation": True})
+            if self.path == "/metrics":
+                return self.reply(200, b"sglang:num_running_reqs 0.0\n", "text/plain")
+            return self.reply(404, {"detail": "Not Found"})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            if not self.authorized():
+                return self.reply(401, {"error": "Unauthorized"})
+            if self.path != "/generate":
+                return self.reply(404, {"detail": "Not Found"})
+            try:
+                request = json.loads(body or b"{}")
+            except ValueError:
+                return self.reply(400, {"error": "invalid JSON"})
+            return self.reply(200, {"text": " world", "meta_info": {
+                "prompt_tokens": len(str(request.get("text", "")).split()), "completion_tokens": 1,
+                "finish_reason": {"type": "length", "length": 1}}})
+
+    return Handler
+
+
+def main(argv):
+    mode = os.environ.get("SGLANG_DOUBLE_MODE", "healthy")
+    if mode == "silent_death":
+        os._exit(1)
+    args = parse_args(argv)
+    if mode == "replay":
+        path = os.environ.get("SGLANG_DOUBLE_REPLAY") or os.path.join(FIXTURES, "incident_kv_pool.log")
+        for line in fixture_lines(path):
+            print(line, flush=True)
+        return 1
+    server = ThreadingHTTPServer((args.host, args.port), make_handler(args))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    for line in fixture_lines(os.path.join(FIXTURES, "healthy_startup.log")):
+        print(line, flush=True)
+    time.sleep(float(os.environ.get("SGLANG_DOUBLE_LOAD_SECONDS", "2")))
+    State.ready = True
+    print("[%s] The server is fired up and ready to roll!" % time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

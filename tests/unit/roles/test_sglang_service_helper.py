@@ -1,0 +1,69 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The unit's helper (roles/sglang_service/files/llmops-sglang): marker, log copy, exit status, verify filter."""
+import datetime
+import importlib.machinery
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import parse_marker, read_tail
+
+HELPER = pathlib.Path(__file__).resolve().parents[3] / "roles" / "sglang_service" / "files" / "llmops-sglang"
+
+
+def load_helper():
+    loader = importlib.machinery.SourceFileLoader("llmops_sglang_helper", str(HELPER))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, str(HELPER)] + list(args), capture_output=True, text=True, env=env)
+
+
+def test_marker_line_is_the_diagnosers_format():
+    line = load_helper().marker_line(datetime.datetime(2026, 11, 29, 21, 20, 32, tzinfo=datetime.timezone.utc),
+                                     "5f0c0f6c2b9e4a6f")
+    assert parse_marker(line) == {"time": "2026-11-29T21:20:32Z", "invocation": "5f0c0f6c2b9e4a6f"}
+
+
+def test_marker_rotates_the_previous_launch_and_starts_fresh(tmp_path):
+    log = tmp_path / "sglang.log"
+    log.write_text("RuntimeError: Not enough memory (previous launch)\n")
+    result = run("marker", str(log), env={"INVOCATION_ID": "abc123", "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "sglang.log.1").read_text().startswith("RuntimeError")
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and parse_marker(lines[0])["invocation"] == "abc123"
+    tail = read_tail(str(log), since_marker=True)
+    assert tail["lines"] == []  # nothing of the old launch survives after the marker
+
+
+def test_exec_keeps_the_exit_status_and_copies_both_streams(tmp_path):
+    log = tmp_path / "sglang.log"
+    result = run("exec", str(log), "--", "/bin/sh", "-c", "echo out-line; echo err-line >&2; exit 3")
+    assert result.returncode == 3
+    assert "out-line" in result.stdout and "err-line" in result.stdout  # stdout = the journal under systemd
+    text = log.read_text()
+    assert "out-line" in text and "err-line" in text
+
+
+def test_exec_of_a_missing_program_says_so_in_the_log(tmp_path):
+    log = tmp_path / "sglang.log"
+    result = run("exec", str(log), "--", str(tmp_path / "no-such-python"), "-m", "sglang.launch_server")
+    assert result.returncode == 127
+    assert "cannot execute" in log.read_text()
+
+
+def test_usage_error_exits_2():
+    assert run("bogus").returncode == 2
+
+
+def test_unit_warnings_only_concern_the_unit_under_test():
+    output = ("/tmp/x/sglang.service:14: Unknown key name 'Restartt' in section 'Service', ignoring.\n"
+              "/lib/systemd/system/other.service:3: something unrelated\n")
+    assert load_helper().unit_warnings(output, "/tmp/x/sglang.service", "sglang.service") == [
+        output.splitlines()[0]]

@@ -1,0 +1,300 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: model_download_plan
+short_description: Plan a Hugging Face model download and refuse it when the disk is too small
+version_added: 0.1.0
+description:
+  - Asks the Hugging Face hub (or a mirror speaking its API) for the files of one model revision with
+    their sizes (C(GET /api/models/<repo>/revision/<revision>?blobs=true), the call huggingface_hub's
+    C(model_info(files_metadata=True)) makes), keeps those selected by O(allow_patterns) and
+    O(ignore_patterns) with the same matching rules as C(hf download --include/--exclude), and resolves
+    the revision to its commit.
+  - When the hub gives no sizes for some C(*.safetensors) files, their size comes from
+    C(metadata.total_size) of C(model.safetensors.index.json).
+  - Compares the bytes still to download (files already complete under O(dest) are not counted again)
+    plus O(reserve_bytes) with the free space of the file system that will hold O(dest), and fails
+    before anything is downloaded when they do not fit.
+  - Errors name the cause and the fix - unreachable endpoint, rejected token, gated or unknown
+    repository, unknown revision - instead of a traceback.
+  - Read-only; supports check mode. Standard library only on the target.
+author:
+  - llmops.sglang maintainers (@llmops-sglang)
+options:
+  repo_id:
+    description: Repository id, C(<org>/<name>).
+    type: str
+    required: true
+  revision:
+    description:
+      - Branch, tag or commit to plan for. Pin a commit sha for reproducible deployments.
+    type: str
+    required: true
+  endpoint:
+    description: Base URL of the hub; the C(HF_ENDPOINT) convention.
+    type: str
+    default: https://huggingface.co
+  token:
+    description: Hugging Face access token, sent as a bearer token. Never returned.
+    type: str
+  allow_patterns:
+    description: Keep only files matching one of these shell patterns (C(hf download --include)).
+    type: list
+    elements: str
+    default: []
+  ignore_patterns:
+    description: Drop files matching one of these shell patterns (C(hf download --exclude)).
+    type: list
+    elements: str
+    default: []
+  dest:
+    description: Directory the model will be downloaded to; it need not exist yet.
+    type: path
+    required: true
+  reserve_bytes:
+    description: Free space to keep on top of the download, in bytes.
+    type: int
+    default: 0
+  check_space:
+    description: Fail when the download does not fit. When V(false), RV(fits) is still reported.
+    type: bool
+    default: true
+  validate_certs:
+    description: Verify the endpoint's TLS certificate.
+    type: bool
+    default: true
+  timeout:
+    description: Seconds to wait for each HTTP answer.
+    type: int
+    default: 30
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+seealso:
+  - module: llmops.sglang.model_files_verify
+"""
+
+EXAMPLES = r"""
+- name: Plan the download and refuse it when the disk is too small
+  llmops.sglang.model_download_plan:
+    repo_id: Qwen/Qwen3-8B
+    revision: b968826d9c46dd6066d109eabc6255188de91218
+    token: "{{ hf_token }}"
+    ignore_patterns: ["*.pth", "original/*"]
+    dest: /srv/models/Qwen3-8B
+  no_log: false
+  register: plan
+"""
+
+RETURN = r"""
+commit:
+  description: The commit the revision resolved to.
+  returned: success
+  type: str
+files:
+  description: Selected files with their sizes in bytes (size V(null) when neither the hub nor the index knew it).
+  returned: success
+  type: list
+  elements: dict
+  sample: [{"name": "config.json", "size": 726}]
+total_bytes:
+  description:
+    - Sum of the known sizes of the selected files, plus the index's C(total_size) when the hub gave no
+      shard sizes.
+  returned: success
+  type: int
+present_bytes:
+  description: Bytes of selected files already complete under O(dest).
+  returned: success
+  type: int
+needed_bytes:
+  description: Bytes still to download.
+  returned: success
+  type: int
+free_bytes:
+  description: Free bytes, for an unprivileged user, on the file system of RV(checked_path).
+  returned: success
+  type: int
+checked_path:
+  description: O(dest), or its nearest existing parent, whose file system was measured.
+  returned: success
+  type: str
+fits:
+  description: Whether RV(needed_bytes) plus O(reserve_bytes) fit in RV(free_bytes).
+  returned: success
+  type: bool
+"""
+
+import fnmatch
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+from ansible.module_utils.six.moves.urllib.parse import quote
+from ansible.module_utils.urls import open_url
+
+INDEX_NAME = "model.safetensors.index.json"
+GIB = 1024.0 ** 3
+
+
+class PlanError(Exception):
+    """A planning step failed; the message is meant for the operator."""
+
+
+def _normalise(pattern):
+    # huggingface_hub.utils.filter_repo_objects: "dir/" means everything below dir.
+    return pattern + "*" if pattern.endswith("/") else pattern
+
+
+def select_files(names, allow_patterns, ignore_patterns):
+    """The names kept by hf download's --include/--exclude rules, in the given order."""
+    allow = [_normalise(p) for p in allow_patterns]
+    ignore = [_normalise(p) for p in ignore_patterns]
+    return [n for n in names
+            if (not allow or any(fnmatch.fnmatch(n, p) for p in allow))
+            and not any(fnmatch.fnmatch(n, p) for p in ignore)]
+
+
+def explain_http_error(status, error_code, repo_id, revision, endpoint):
+    """One operator-facing sentence for a hub HTTP error (X-Error-Code as huggingface_hub reads it)."""
+    if error_code == "RevisionNotFound":
+        return ("revision %r does not exist in %s on %s; pin an existing branch, tag or full commit sha "
+                "(sglang_install_model_revision)" % (revision, repo_id, endpoint))
+    if error_code == "GatedRepo" or status == 403:
+        return ("%s is gated or the token may not read it (HTTP %d); accept the model's terms on the hub with "
+                "the token's account, or use a token with read access (HF_TOKEN)" % (repo_id, status))
+    if status == 401 and error_code == "RepoNotFound":
+        return ("%s was not found or the token may not read it (HTTP 401); check the repository id and the "
+                "token (HF_TOKEN)" % repo_id)
+    if status == 401:
+        return "the hub rejected the token (HTTP 401); set a valid HF_TOKEN (sglang_install_hf_token)"
+    if status == 404:
+        return "%s was not found on %s (HTTP 404); check the repository id" % (repo_id, endpoint)
+    return "the hub answered HTTP %d for %s@%s; retry later or check %s" % (status, repo_id, revision, endpoint)
+
+
+def _get_json(url, token, validate_certs, timeout, repo_id, revision, endpoint):
+    headers = {"User-Agent": "llmops.sglang model_download_plan"}
+    if token:
+        headers["Authorization"] = "Bearer %s" % token
+    try:
+        response = open_url(url, headers=headers, validate_certs=validate_certs, timeout=timeout)
+        return json.loads(response.read().decode("utf-8"))
+    except HTTPError as exc:
+        raise PlanError(explain_http_error(exc.code, exc.headers.get("X-Error-Code"), repo_id, revision, endpoint))
+    except (URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise PlanError("cannot reach the Hugging Face endpoint %s (%s); check the network or HF_ENDPOINT "
+                        "(sglang_install_hf_endpoint), or deploy from a local model path" % (endpoint, reason))
+    except ValueError as exc:
+        raise PlanError("the hub at %s did not answer JSON for %s (%s)" % (endpoint, url, exc))
+
+
+def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patterns, validate_certs, timeout):
+    """Commit and [{name, size}] of the selected files of repo_id@revision."""
+    base = endpoint.rstrip("/")
+    info = _get_json("%s/api/models/%s/revision/%s?blobs=true" % (base, repo_id, quote(revision, safe="")),
+                     token, validate_certs, timeout, repo_id, revision, endpoint)
+    siblings = info.get("siblings")
+    if not isinstance(siblings, list):
+        raise PlanError("the hub's answer for %s@%s lists no files (no 'siblings')" % (repo_id, revision))
+    sizes = {}
+    for sibling in siblings:
+        size = sibling.get("size")
+        if size is None and isinstance(sibling.get("lfs"), dict):
+            size = sibling["lfs"].get("size")
+        sizes[sibling["rfilename"]] = size
+    commit = info.get("sha") or revision
+    names = select_files(list(sizes), allow_patterns, ignore_patterns)
+    if not names:
+        raise PlanError("no file of %s@%s matches allow_patterns %s / ignore_patterns %s"
+                        % (repo_id, revision, allow_patterns, ignore_patterns))
+    unknown = [n for n in names if sizes[n] is None]
+    estimate = 0
+    if unknown and INDEX_NAME in sizes and all(n.endswith(".safetensors") for n in unknown):
+        index = _get_json("%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), INDEX_NAME),
+                          token, validate_certs, timeout, repo_id, revision, endpoint)
+        total = (index.get("metadata") or {}).get("total_size")
+        if isinstance(total, int):
+            # Tensor bytes of all shards (headers excluded), a close lower bound for the shards' size.
+            estimate = total
+    return commit, [{"name": n, "size": sizes[n]} for n in names], estimate
+
+
+def free_bytes(path):
+    """(nearest existing path, bytes free to unprivileged users on its file system)."""
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    stats = os.statvfs(probe)
+    return probe, stats.f_bavail * stats.f_frsize
+
+
+def present_bytes(dest, files):
+    done = 0
+    for entry in files:
+        full = os.path.join(dest, entry["name"])
+        if entry["size"] is not None and os.path.isfile(full) and os.path.getsize(full) == entry["size"]:
+            done += entry["size"]
+    return done
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            repo_id=dict(type="str", required=True),
+            revision=dict(type="str", required=True),
+            endpoint=dict(type="str", default="https://huggingface.co"),
+            token=dict(type="str", no_log=True),
+            allow_patterns=dict(type="list", elements="str", default=[]),
+            ignore_patterns=dict(type="list", elements="str", default=[]),
+            dest=dict(type="path", required=True),
+            reserve_bytes=dict(type="int", default=0),
+            check_space=dict(type="bool", default=True),
+            validate_certs=dict(type="bool", default=True),
+            timeout=dict(type="int", default=30),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    if not p["revision"].strip():
+        module.fail_json(msg="revision is empty; pin a branch, tag or commit sha of %s" % p["repo_id"])
+    try:
+        commit, files, estimate = fetch_plan(p["endpoint"], p["repo_id"], p["revision"], p["token"],
+                                   p["allow_patterns"], p["ignore_patterns"], p["validate_certs"], p["timeout"])
+    except PlanError as exc:
+        module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
+
+    total = sum(f["size"] for f in files if f["size"] is not None) + estimate
+    present = present_bytes(p["dest"], files)
+    needed = total - present
+    checked, free = free_bytes(p["dest"])
+    fits = needed + p["reserve_bytes"] <= free
+    result = dict(changed=False, commit=commit, files=files, total_bytes=total, present_bytes=present,
+                  needed_bytes=needed, free_bytes=free, checked_path=checked, fits=fits)
+    unknown = [f["name"] for f in files if f["size"] is None]
+    if unknown and not estimate:
+        result["warnings"] = ["the hub reported no size for %s; the disk-space check does not count them" % ", ".join(unknown)]
+    if p["check_space"] and not fits:
+        module.fail_json(
+            msg=("not enough disk space for %s@%s: %d bytes (%.2f GiB) still to download plus %d reserved, but only "
+                 "%d bytes (%.2f GiB) free on the file system of %s. Free space there, point the model directory "
+                 "elsewhere, or narrow the allow/ignore patterns."
+                 % (p["repo_id"], p["revision"], needed, needed / GIB, p["reserve_bytes"], free, free / GIB, checked)),
+            **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

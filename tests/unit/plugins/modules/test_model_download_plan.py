@@ -1,0 +1,151 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""model_download_plan against the loopback hub stand-in used by the sglang_install molecule scenario.
+
+The stand-in (extensions/molecule/sglang_install/files/mock_hub.py) answers the hub API with the real
+hub's status codes and X-Error-Code headers; nothing here leaves 127.0.0.1.
+"""
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from http.server import ThreadingHTTPServer
+
+import pytest
+
+from ansible_collections.llmops.sglang.plugins.modules.model_download_plan import (
+    PlanError,
+    explain_http_error,
+    fetch_plan,
+    free_bytes,
+    select_files,
+)
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+INDEX = json.dumps({"metadata": {"total_size": 1400}, "weight_map": {}})
+INDEX_BYTES = len(INDEX)
+CONFIG = '{"architectures": ["Qwen3ForCausalLM"]}'
+ALL_BYTES = len(CONFIG) + 1000 + 500 + INDEX_BYTES + 300
+
+
+def _load_mock_hub():
+    path = os.path.join(REPO, "extensions", "molecule", "sglang_install", "files", "mock_hub.py")
+    spec = importlib.util.spec_from_file_location("mock_hub", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture()
+def hub(tmp_path):
+    mock_hub = _load_mock_hub()
+    model = tmp_path / "repo"
+    (model / "original").mkdir(parents=True)
+    (model / "config.json").write_text(CONFIG)
+    (model / "model-00001-of-00002.safetensors").write_bytes(b"a" * 1000)
+    (model / "model-00002-of-00002.safetensors").write_bytes(b"b" * 500)
+    (model / "model.safetensors.index.json").write_text(INDEX)
+    (model / "original" / "consolidated.pth").write_bytes(b"c" * 300)
+
+    class Handler(mock_hub.HubHandler):
+        repos = {
+            "org/public": {"dir": str(model), "commit": COMMIT, "branches": ["main", "v1"]},
+            "org/private": {"dir": str(model), "commit": COMMIT, "token": "hf_right"},
+            "org/nosizes": {"dir": str(model), "commit": COMMIT, "omit_sizes": True},
+        }
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def plan(endpoint, repo_id="org/public", revision="main", token=None, allow=(), ignore=()):
+    return fetch_plan(endpoint, repo_id, revision, token, list(allow), list(ignore), True, 10)
+
+
+def test_select_files_follows_hf_download_include_exclude():
+    names = ["config.json", "model.safetensors", "original/consolidated.pth", "original/params.json", "README.md"]
+    assert select_files(names, [], []) == names
+    assert select_files(names, ["*.json", "*.safetensors"], []) == ["config.json", "model.safetensors", "original/params.json"]
+    assert select_files(names, [], ["original/"]) == ["config.json", "model.safetensors", "README.md"]
+    assert select_files(names, ["*.json"], ["original/*"]) == ["config.json"]
+
+
+def test_plan_lists_sizes_and_resolves_the_commit(hub):
+    commit, files, estimate = plan(hub, ignore=["original/*"])
+    assert commit == COMMIT and estimate == 0
+    assert {f["name"]: f["size"] for f in files} == {
+        "config.json": len(CONFIG), "model-00001-of-00002.safetensors": 1000,
+        "model-00002-of-00002.safetensors": 500, "model.safetensors.index.json": INDEX_BYTES}
+
+
+def test_missing_sizes_fall_back_to_the_safetensors_index(hub):
+    commit, files, estimate = plan(hub, repo_id="org/nosizes", allow=["*.safetensors"])
+    assert [f["size"] for f in files] == [None, None]
+    assert estimate == 1400
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"repo_id": "org/private", "token": "hf_wrong"}, "org/private was not found or the token may not read it (HTTP 401)"),
+    ({"repo_id": "org/private"}, "the token may not read it (HTTP 401)"),
+    ({"revision": "v2"}, "revision 'v2' does not exist in org/public"),
+    ({"allow": ["*.gguf"]}, "no file of org/public@main matches allow_patterns ['*.gguf']"),
+])
+def test_hub_errors_are_explained(hub, kwargs, message):
+    with pytest.raises(PlanError) as info:
+        plan(hub, **kwargs)
+    assert message in str(info.value)
+
+
+def test_right_token_and_pinned_commit_work(hub):
+    assert plan(hub, repo_id="org/private", revision=COMMIT, token="hf_right")[0] == COMMIT
+
+
+def test_unreachable_endpoint_is_explained():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    endpoint = "http://127.0.0.1:%d" % port
+    with pytest.raises(PlanError, match="cannot reach the Hugging Face endpoint %s" % endpoint):
+        plan(endpoint)
+
+
+def test_gated_and_other_statuses():
+    assert "gated" in explain_http_error(403, "GatedRepo", "org/x", "main", "e")
+    assert "HTTP 503" in explain_http_error(503, None, "org/x", "main", "e")
+    assert "rejected the token" in explain_http_error(401, None, "org/x", "main", "e")
+
+
+def test_free_bytes_measures_the_nearest_existing_parent(tmp_path):
+    checked, free = free_bytes(str(tmp_path / "not" / "yet"))
+    assert checked == str(tmp_path) and free > 0
+
+
+def _run(args):
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
+    proc = subprocess.run([ansible, "localhost", "-m", "llmops.sglang.model_download_plan", "-a", json.dumps(args),
+                           "-e", "ansible_python_interpreter=%s" % sys.executable],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
+def test_module_refuses_when_the_disk_is_too_small_and_hides_the_token(hub, tmp_path):
+    dest = tmp_path / "models" / "public"
+    ok = _run({"endpoint": hub, "repo_id": "org/private", "revision": "main", "token": "hf_right", "dest": str(dest)})
+    assert not ok.get("failed") and ok["fits"] is True and ok["needed_bytes"] == ALL_BYTES
+    assert "hf_right" not in json.dumps(ok)
+    short = _run({"endpoint": hub, "repo_id": "org/public", "revision": "main", "dest": str(dest),
+                  "reserve_bytes": ok["free_bytes"]})
+    assert short["failed"] is True and short["fits"] is False
+    assert short["msg"].startswith(
+        "not enough disk space for org/public@main: %d bytes (0.00 GiB) still to download" % ALL_BYTES)

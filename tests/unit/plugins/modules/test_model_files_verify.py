@@ -1,0 +1,163 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""safetensors header checks and the model_files_verify module.
+
+The test files are written here from the format's definition (8-byte little-endian header length,
+JSON header, data buffer), independently of the parser under test.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
+    SafetensorsHeaderError,
+    read_header,
+)
+from ansible_collections.llmops.sglang.plugins.modules.model_files_verify import verify
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+
+
+def write_safetensors(path, tensors, pad_header=True, extra_header=None, trailing=b""):
+    """tensors: list of (name, dtype, shape, bytes_per_element)."""
+    header, offset, data = {}, 0, b""
+    for name, dtype, shape, width in tensors:
+        count = 1
+        for dim in shape:
+            count *= dim
+        nbytes = int(count * width)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + nbytes]}
+        data += bytes(range(256)) * (nbytes // 256) + bytes(nbytes % 256)
+        offset += nbytes
+    header["__metadata__"] = {"format": "pt"}
+    header.update(extra_header or {})
+    raw = json.dumps(header).encode()
+    if pad_header:
+        raw += b" " * (-len(raw) % 8)
+    with open(path, "wb") as handle:
+        handle.write(struct.pack("<Q", len(raw)) + raw + data + trailing)
+
+
+TINY = [("model.embed_tokens.weight", "BF16", [16, 8], 2), ("lm_head.weight", "F32", [16, 8], 4),
+        ("scales", "F8_E4M3", [3], 1), ("packed", "F4", [4, 2], 0.5)]
+
+
+def test_header_parses_and_counts(tmp_path):
+    path = tmp_path / "model.safetensors"
+    write_safetensors(path, TINY)
+    header = read_header(str(path))
+    assert header["tensors"] == 4
+    assert header["parameters"] == 128 + 128 + 3 + 8
+    assert header["data_bytes"] == 256 + 512 + 3 + 4
+    assert header["dtypes"] == {"BF16": 1, "F32": 1, "F8_E4M3": 1, "F4": 1}
+    assert header["metadata"] == {"format": "pt"}
+    assert header["header_bytes"] + header["data_bytes"] == path.stat().st_size
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda raw: raw[:-10], "truncated download"),
+    (lambda raw: raw + b"xx", "trailing bytes"),
+    (lambda raw: raw[:5], "shorter than the 8-byte header length"),
+    (lambda raw: struct.pack("<Q", 10 ** 9) + raw[8:], "exceeds the safetensors limit"),
+    (lambda raw: struct.pack("<Q", 10 ** 6) + raw[8:], "runs past the end"),
+    (lambda raw: raw[:8] + b"@" + raw[9:], "not valid UTF-8 JSON"),
+])
+def test_broken_files_are_named(tmp_path, mutate, message):
+    path = tmp_path / "bad.safetensors"
+    write_safetensors(path, TINY)
+    path.write_bytes(mutate(path.read_bytes()))
+    with pytest.raises(SafetensorsHeaderError, match=message):
+        read_header(str(path))
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"dtype": "Q7", "shape": [1], "data_offsets": [775, 776]}, "unknown dtype"),
+    ({"dtype": "U8", "shape": [-1], "data_offsets": [775, 776]}, "non-negative integers"),
+    ({"dtype": "U8", "shape": [1], "data_offsets": [776, 775]}, "begin <= end"),
+    ({"dtype": "F32", "shape": [1], "data_offsets": [775, 776]}, "needs 4.0 bytes"),
+    ({"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}, "gap or overlap"),
+])
+def test_inconsistent_headers_are_refused(tmp_path, entry, message):
+    path = tmp_path / "bad.safetensors"
+    write_safetensors(path, TINY, extra_header={"z.extra": entry}, trailing=b"\x00")
+    with pytest.raises(SafetensorsHeaderError, match=message):
+        read_header(str(path))
+
+
+def make_model(root, shards=2):
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"], "hidden_size": 8}))
+    weight_map = {}
+    for i in range(shards):
+        name = "model-%05d-of-%05d.safetensors" % (i + 1, shards)
+        tensors = [("layers.%d.weight" % i, "BF16", [8, 8], 2)]
+        write_safetensors(root / name, tensors)
+        weight_map["layers.%d.weight" % i] = name
+    (root / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {"total_size": 128 * shards}, "weight_map": weight_map}))
+    (root / ".cache" / "huggingface").mkdir(parents=True)
+    (root / ".cache" / "huggingface" / "x.incomplete").write_bytes(b"partial")
+    return root
+
+
+def test_complete_model_passes(tmp_path):
+    root = make_model(tmp_path / "m")
+    expected = [{"name": n, "size": (root / n).stat().st_size} for n in os.listdir(root) if n != ".cache"]
+    result = verify(str(root), expected, True, True)
+    assert result["problems"] == []
+    assert result["config"]["architectures"] == ["LlamaForCausalLM"]
+    assert result["weight_bytes"] == 256 and result["parameters"] == 128
+    assert result["file_count"] == 4  # .cache is not counted
+    assert result["total_bytes"] == sum(e["size"] for e in expected)
+
+
+def test_size_mismatch_missing_shard_and_bad_config_are_all_reported(tmp_path):
+    root = make_model(tmp_path / "m")
+    (root / "model-00002-of-00002.safetensors").unlink()
+    (root / "config.json").write_text("{not json")
+    result = verify(str(root), [{"name": "config.json", "size": 1}, {"name": "tokenizer.json", "size": 5}], True, True)
+    text = " | ".join(result["problems"])
+    assert "config.json: 9 bytes on disk, expected 1" in text
+    assert "tokenizer.json: missing" in text
+    assert "shard model-00002-of-00002.safetensors is missing" in text
+    assert "config.json: not valid JSON" in text
+
+
+def test_tensor_in_wrong_shard_and_missing_weights(tmp_path):
+    root = make_model(tmp_path / "m")
+    index = json.loads((root / "model.safetensors.index.json").read_text())
+    index["weight_map"]["layers.0.weight"] = "model-00002-of-00002.safetensors"
+    (root / "model.safetensors.index.json").write_text(json.dumps(index))
+    assert any("not in the shard the index names" in p for p in verify(str(root), [], True, True)["problems"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    problems = verify(str(empty), [], True, True)["problems"]
+    assert problems == ["no *.safetensors file in %s" % empty, "config.json: missing"]
+    assert verify(str(tmp_path / "nope"), [], True, True)["problems"] == ["%s is not a directory" % (tmp_path / "nope")]
+
+
+def _run(args):
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
+    proc = subprocess.run([ansible, "localhost", "-m", "llmops.sglang.model_files_verify", "-a", json.dumps(args),
+                           "-e", "ansible_python_interpreter=%s" % sys.executable],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
+def test_module_through_ansible(tmp_path):
+    root = make_model(tmp_path / "m")
+    ok = _run({"path": str(root)})
+    assert not ok.get("failed") and ok["changed"] is False
+    assert ok["config"]["hidden_size"] == 8
+    (root / "model-00001-of-00002.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{}")
+    bad = _run({"path": str(root)})
+    assert bad["failed"] is True
+    assert bad["msg"].startswith("model at %s is incomplete or corrupt: model-00001-of-00002.safetensors: " % root)
+    assert "Traceback" not in bad["msg"]

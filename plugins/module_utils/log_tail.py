@@ -1,0 +1,188 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Read the end of a log cheaply and find the last launch marker (target side, Python 3.8+ stdlib only).
+
+The launch marker is one line that every launch made by this collection writes before SGLang starts
+(the sglang_service role's unit does it in ExecStartPre, where systemd sets ``$INVOCATION_ID``)::
+
+    === llmops.sglang launch 2026-11-29T21:20:32Z invocation=5f0c0f6c2b9e4a6f9d5f8e0a1b2c3d4e ===
+
+Only lines after the last marker belong to the current launch. The marker's invocation id is the systemd
+invocation of the run that wrote it, so a marker from an earlier run can be told apart from the current one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+MARKER_PREFIX = "=== llmops.sglang launch "
+MARKER_RE = re.compile(
+    r"=== llmops\.sglang launch (?P<time>\S+) invocation=(?P<invocation>[0-9A-Za-z_-]*) ==="
+)
+# The shell line a systemd unit uses to write the marker (``%%`` is systemd's escape for ``%``).
+MARKER_SYSTEMD_EXEC_START_PRE = (
+    "/bin/sh -c 'echo \"=== llmops.sglang launch $(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)"
+    " invocation=$INVOCATION_ID ===\" >> {log_path}'"
+)
+
+_MARKER_PREFIX_BYTES = MARKER_PREFIX.encode("ascii")
+_BLOCK = 1 << 20
+_MAX_MARKER_LINE = 512
+
+
+def format_marker(iso_time, invocation):
+    """The marker line (without newline) for a launch at ``iso_time`` by systemd invocation ``invocation``."""
+    return "%s%s invocation=%s ===" % (MARKER_PREFIX, iso_time, invocation or "")
+
+
+def parse_marker(line):
+    """``{'time', 'invocation'}`` from a marker line, or None when the line is not a marker."""
+    match = MARKER_RE.search(line or "")
+    if not match:
+        return None
+    return {"time": match.group("time"), "invocation": match.group("invocation")}
+
+
+def _decode(raw, max_line_length):
+    text = raw.decode("utf-8", "replace")
+    if len(text) > max_line_length:
+        return text[:max_line_length] + " [... %d more characters cut]" % (len(text) - max_line_length), True
+    return text, False
+
+
+def _read_window(handle, size, max_bytes):
+    start = max(0, size - max_bytes)
+    handle.seek(start)
+    data = handle.read(size - start)
+    return start, data
+
+
+def _scan_back_for_marker(handle, end, scan_bytes):
+    """Offset of the last marker prefix that starts before ``end`` within ``scan_bytes``, or -1.
+
+    Reads backwards in 1 MiB blocks that overlap by the prefix length, so a prefix split across two
+    blocks is still found. Returns (offset, bytes_scanned).
+    """
+    overlap = len(_MARKER_PREFIX_BYTES) - 1
+    limit = max(0, end - scan_bytes)
+    pos = end
+    scanned = 0
+    while pos > limit:
+        start = max(limit, pos - _BLOCK)
+        handle.seek(start)
+        block = handle.read(min(end, pos + overlap) - start)
+        scanned += pos - start
+        found = block.rfind(_MARKER_PREFIX_BYTES)
+        if found >= 0:
+            return start + found, scanned
+        pos = start
+    return -1, scanned
+
+
+def _marker_at(handle, offset):
+    """The marker line that starts at ``offset`` (bounded length) and the offset just after it."""
+    handle.seek(offset)
+    raw = handle.read(_MAX_MARKER_LINE)
+    newline = raw.find(b"\n")
+    line = raw if newline < 0 else raw[:newline]
+    after = offset + (len(raw) if newline < 0 else newline + 1)
+    text = line.decode("utf-8", "replace").rstrip("\r")
+    parsed = parse_marker(text)
+    return text, parsed, after
+
+
+def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_bytes=16777216,
+              max_line_length=8192, expect_inode=None):
+    """Return the last ``lines`` lines of ``path`` (at most ``max_bytes`` read) as a JSON-ready dict.
+
+    The file is read by seeking from the end, so the cost depends on ``max_bytes`` and
+    ``marker_scan_bytes``, never on the size of the file. With ``since_marker`` only lines after the last
+    launch marker are returned, together with the marker's time and invocation id.
+    """
+    result = {
+        "path": path,
+        "exists": False,
+        "size": 0,
+        "mtime": None,
+        "inode": None,
+        "lines": [],
+        "first_line_partial": False,
+        "bytes_read": 0,
+        "long_lines_cut": 0,
+        "marker": None,
+        "marker_scanned_bytes": 0,
+        "marker_search_complete": False,
+        "launch_output_truncated": False,
+        "rotated": False,
+        "truncated_while_reading": False,
+    }
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        return result
+    with handle:
+        before = os.fstat(handle.fileno())
+        size = before.st_size
+        result.update(exists=True, size=size, mtime=before.st_mtime, inode=before.st_ino)
+        if expect_inode is not None and int(expect_inode) != before.st_ino:
+            result["rotated"] = True
+        start, data = _read_window(handle, size, max_bytes)
+        if len(data) < size - start:
+            result["truncated_while_reading"] = True
+            size = start + len(data)
+        result["bytes_read"] = len(data)
+
+        at_line_start = start == 0
+        marker_offset = -1
+        if since_marker:
+            found = data.rfind(_MARKER_PREFIX_BYTES)
+            if found >= 0:
+                marker_offset = start + found
+                result["marker_search_complete"] = True
+            elif start == 0:
+                result["marker_search_complete"] = True
+            else:
+                marker_offset, scanned = _scan_back_for_marker(handle, start, marker_scan_bytes)
+                result["marker_scanned_bytes"] = scanned
+                result["marker_search_complete"] = marker_offset >= 0 or scanned >= start
+            result["marker_scanned_bytes"] += len(data)
+            if marker_offset >= 0:
+                text, parsed, after = _marker_at(handle, marker_offset)
+                if parsed is not None:
+                    result["marker"] = dict(parsed, line=text, offset=marker_offset)
+                    if after > start:
+                        data = data[after - start:]
+                        start = after
+                        at_line_start = True
+                    else:
+                        result["launch_output_truncated"] = True
+        if not at_line_start:
+            handle.seek(start - 1)
+            result["first_line_partial"] = handle.read(1) != b"\n"
+        try:
+            now = os.stat(path)
+            if now.st_ino != before.st_ino or now.st_dev != before.st_dev:
+                result["rotated"] = True
+            if now.st_size < size:
+                result["truncated_while_reading"] = True
+        except OSError:
+            result["rotated"] = True
+
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    if result["first_line_partial"] and len(raw_lines) > 1:
+        # The window began inside a line: drop the fragment unless it is all there is.
+        raw_lines.pop(0)
+        result["first_line_partial"] = False
+    if lines is not None and 0 <= lines < len(raw_lines):
+        raw_lines = raw_lines[len(raw_lines) - lines:]
+    out = []
+    for raw in raw_lines:
+        text, cut = _decode(raw.rstrip(b"\r"), max_line_length)
+        result["long_lines_cut"] += int(cut)
+        out.append(text)
+    result["lines"] = out
+    return result

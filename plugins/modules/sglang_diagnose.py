@@ -1,0 +1,176 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: sglang_diagnose
+short_description: Name the root cause of a failed SGLang launch from this launch's log tail and journal
+version_added: "0.1.0"
+description:
+  - Reads the log tail and the systemd journal of the current launch on the target with
+    M(llmops.sglang.sglang_log_tail) and classifies them on the controller against a closed, versioned
+    catalog of SGLang failures (memory pools, CUDA OOM by phase, CUDA graphs, driver, imports, NCCL,
+    arguments, model download/load, tokenizer, port, host OOM killer, ...).
+  - Only the current launch counts. Lines before the last launch marker, or from a log older than the unit's
+    last start, are never used. A launch that wrote nothing is C(silent_death), with evidence from the
+    journal, the kernel OOM killer and the exit status; a log that predates a running unit's start is
+    C(stale_log).
+  - With O(budget) (an earlier M(llmops.sglang.sglang_memory_budget) result) a memory-phase failure takes the
+    budget's root cause and computed fix, because SGLang 0.5.9's message names the wrong knob for hybrid
+    models.
+  - Fails the task with the one-line summary as message unless the launch is healthy or O(fail=false).
+  - This is an action plugin; the classification runs on the controller.
+author: llmops.sglang maintainers (@llmops-sglang)
+options:
+  log_path:
+    description: The server's log on the target. At least one of O(log_path) and O(unit) is required.
+    type: path
+  unit:
+    description: The systemd unit that runs the server, for example C(sglang.service).
+    type: str
+  since_marker:
+    description:
+      - Read only lines after the last launch marker (C(=== llmops.sglang launch <time> invocation=<id> ===)).
+      - Set to false for logs written without the collection's unit (ad hoc use).
+    type: bool
+    default: true
+  lines:
+    description: How many lines of the log (and of the journal) to read at most.
+    type: int
+    default: 300
+  bytes:
+    description: How many bytes to read at most from the end of the log.
+    type: int
+    default: 1048576
+  budget:
+    description:
+      - The registered result of M(llmops.sglang.sglang_memory_budget) for the same launch.
+      - Keys used, all optional: C(verdict), C(root_cause), C(message), C(budget.totals), C(fixes[0].summary),
+        C(fixes[0].changes).
+    type: dict
+  fail:
+    description: Fail the task when the root cause is not C(none).
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  action:
+    support: full
+notes:
+  - The catalog's ids are C(none), C(kv_pool_too_small), C(mamba_pool_too_small), C(cuda_oom_weights),
+    C(cuda_oom_cuda_graph), C(cuda_oom_runtime), C(kv_pool_exhausted_runtime), C(req_pool_exhausted_runtime),
+    C(host_ram_oom_killed), C(cuda_graph_capture_error), C(unsupported_gpu_arch), C(driver_cuda_mismatch),
+    C(dependency_import_error), C(nccl_failure), C(incompatible_feature_combination), C(invalid_argument_value),
+    C(unrecognized_argument), C(warmup_failed), C(port_in_use), C(model_not_found), C(model_download_failed),
+    C(unsupported_architecture), C(context_length_exceeds_model), C(tokenizer_error), C(gpu_busy_other_process),
+    C(tp_memory_imbalance), C(silent_death), C(stale_log) and C(other).
+seealso:
+  - module: llmops.sglang.sglang_log_tail
+  - module: llmops.sglang.sglang_memory_budget
+"""
+
+EXAMPLES = r"""
+- name: Diagnose the last start of the SGLang unit
+  llmops.sglang.sglang_diagnose:
+    unit: sglang.service
+    log_path: /var/log/sglang/sglang.log
+
+- name: Diagnose with the preflight budget, report without failing
+  llmops.sglang.sglang_diagnose:
+    unit: sglang.service
+    log_path: /var/log/sglang/sglang.log
+    budget: "{{ sglang_budget }}"
+    fail: false
+  register: sglang_diagnosis
+
+# Ad hoc, on a log written by hand:
+# ansible localhost -m llmops.sglang.sglang_diagnose -a '{"log_path": "/root/sglang-serve.log", "since_marker": false, "fail": false}'
+"""
+
+RETURN = r"""
+root_cause:
+  description: The catalog id of the root cause (C(none) for a healthy start).
+  returned: always
+  type: str
+  sample: mamba_pool_too_small
+underlying_cause:
+  description: For C(silent_death), the cause found in the journal or exit status, when one was.
+  returned: always
+  type: str
+  sample: unrecognized_argument
+phase:
+  description: Where it failed (args, import, driver, model_download, model_load, weight_load, memory_pool, cuda_graph, warmup, serving, network, multi_gpu, host, unknown).
+  returned: always
+  type: str
+  sample: memory_pool
+confidence:
+  description: high, medium or low.
+  returned: always
+  type: str
+  sample: high
+evidence:
+  description: The exact lines that support the diagnosis (ANSI colours and quoting removed).
+  returned: always
+  type: list
+  elements: str
+  sample: ["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.85"]
+summary:
+  description: One line with root cause, key numbers and fix; also the failure message.
+  returned: always
+  type: str
+  sample: "mamba_pool_too_small: the mamba / linear-attention state pool does not fit [mem_fraction_static=0.85]; fix: set --max-running-requests 32"
+explanation:
+  description: What the root cause means.
+  returned: always
+  type: str
+fix:
+  description: What to change; from the budget's top fix when O(budget) applied.
+  returned: always
+  type: str
+verify:
+  description: How to check the fix worked.
+  returned: always
+  type: str
+numbers:
+  description:
+    - Numbers parsed from the log, for example C(mem_fraction_static), C(min_viable_mem_fraction_static),
+      C(max_total_num_tokens), C(available_gpu_mem_gb), C(capture_bs), C(failed_alloc), C(failed_alloc_bytes),
+      C(max_mamba_cache_size), C(exit_code), C(port); C(budget_*) from O(budget); C(unit_*) from the unit.
+  returned: always
+  type: dict
+  sample: {"mem_fraction_static": 0.85, "available_gpu_mem_gb": 21.8}
+freshness:
+  description: How the lines were chosen (status fresh, stale, unverified or absent; marker; invocation id; times).
+  returned: always
+  type: dict
+notes:
+  description: Caveats about the diagnosis.
+  returned: always
+  type: list
+  elements: str
+ranking:
+  description: The best-scoring catalog entries (id and score), strongest first.
+  returned: always
+  type: list
+  elements: dict
+budget_used:
+  description: Whether root cause and fix came from O(budget).
+  returned: always
+  type: bool
+catalog_version:
+  description: Version of the diagnosis catalog.
+  returned: always
+  type: str
+  sample: "2026.11.1"
+log:
+  description: The log's path, existence, size, mtime, inode and whether it was rotated.
+  returned: when O(log_path) was given
+  type: dict
+"""

@@ -1,0 +1,636 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The closed catalog of SGLang start-up and serving failures the diagnoser can name.
+
+Each root cause has weighted patterns, modelled on ROCm/rocm-cli's ``diagnose`` (a cause's score is the sum
+of its two strongest distinct hits, at least 50 to match and 80 for high confidence). Patterns are SGLang's
+own messages (``file:line`` of the 0.5.9 and 0.5.23 wheels cited beside each) and the well-known messages of
+torch, NCCL, the CUDA driver, transformers / huggingface_hub, argparse, uvicorn, systemd and the kernel.
+Bump ``CATALOG_VERSION`` whenever an id, a phase or a pattern changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+CATALOG_VERSION = "2026.11.1"
+
+MIN_SCORE = 50
+HIGH_SCORE = 80
+
+PHASES = (
+    "args", "import", "driver", "model_download", "model_load", "weight_load", "memory_pool",
+    "cuda_graph", "warmup", "serving", "network", "multi_gpu", "host", "unknown",
+)
+
+# Start-up progress, in order. A failure is attributed to the last phase the log reached.
+PROGRESS = (
+    ("args", re.compile(r"server_args=ServerArgs\(|server_args=\{")),
+    ("weight_load", re.compile(r"Load weight begin\.")),
+    ("memory_pool", re.compile(r"Load weight end\.|Using KV cache dtype")),
+    ("cuda_graph", re.compile(r"Capture (?:cuda graph|target \w+ CUDA graph|draft \w+ CUDA graph) begin|Capturing batches \(")),
+    ("warmup", re.compile(r"max_total_num_tokens=\d+, chunked_prefill_size=|Uvicorn running on|Application startup complete")),
+    ("serving", re.compile(r"The server is fired up and ready to roll!")),
+)
+
+OOM_RE = re.compile(
+    r"torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation"
+    r"|CUBLAS_STATUS_ALLOC_FAILED|out of memory.{0,40}Tried to allocate",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A regex, its weight (0-100) and what a hit is evidence of."""
+
+    regex: str
+    weight: int
+    label: str
+    flags: int = 0
+
+    def compiled(self):
+        return re.compile(self.regex, self.flags)
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """One entry of the catalog.
+
+    ``requires`` gates the cause: its patterns only count when that regex matches somewhere in the tail.
+    ``phase_bonus`` is added when the log's start-up progress stopped in ``phase``.
+    ``fix`` holds templates over the parsed numbers; the first whose fields are all known is used.
+    """
+
+    id: str
+    phase: str
+    title: str
+    explanation: str
+    fix: tuple
+    verify: str
+    patterns: tuple = ()
+    requires: str | None = None
+    phase_bonus: int = 0
+    runtime: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+_OOM_FRAMES_WEIGHTS = r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
+_OOM_FRAMES_GRAPH = r"cuda_graph_runner|capture_one_batch|init_device_graphs|graph_capture|CudaGraphRunner|def capture\b|\.capture\("
+_OOM_FRAMES_RUNTIME = (
+    r"forward_batch_generation|run_batch|event_loop_(?:normal|overlap)|forward_extend|forward_decode"
+    r"|process_batch_result|Decode batch\.|Prefill batch\."
+)
+
+CATALOG = (
+    RootCause(
+        id="none", phase="serving", title="healthy start",
+        explanation="The server reached 'The server is fired up and ready to roll!' and nothing failed after it.",
+        fix=("nothing to fix",),
+        verify="curl -fsS http://127.0.0.1:<port>/health",
+        patterns=(
+            # 0.5.9 entrypoints/http_server.py:1836, grpc_server.py:1179; 0.5.23 entrypoints/http_server.py:2600
+            Pattern(r"The server is fired up and ready to roll!", 100, "ready line"),
+        ),
+    ),
+    RootCause(
+        id="kv_pool_too_small", phase="memory_pool", title="no GPU memory left for the KV cache",
+        explanation=(
+            "After the weights were loaded, the share of GPU memory allowed by --mem-fraction-static leaves no room "
+            "for the KV cache pool. On SGLang 0.5.9 the same message also hides a mamba/linear-attention state "
+            "pool that does not fit (hybrid models such as Qwen3.5/3.6, Qwen3-Next, Nemotron-H)."
+        ),
+        fix=(
+            "raise --mem-fraction-static above {suggested_mem_fraction_static} (minimum viable "
+            "{min_viable_mem_fraction_static}, now {mem_fraction_static}), or shrink the weights per GPU "
+            "(higher --tp-size, a quantized checkpoint)",
+            "hybrid model {model_class}: run the llmops.sglang.sglang_memory_budget preflight; on 0.5.9 this message "
+            "usually means the mamba state pool does not fit, so lower --max-running-requests rather than raising "
+            "--mem-fraction-static {mem_fraction_static}",
+            "raise --mem-fraction-static (now {mem_fraction_static}) or shrink the weights per GPU (higher --tp-size, "
+            "a quantized checkpoint, --kv-cache-dtype fp8_e4m3); run the llmops.sglang.sglang_memory_budget preflight "
+            "for exact numbers",
+            "raise --mem-fraction-static or shrink the weights per GPU (higher --tp-size, a quantized checkpoint); run "
+            "the llmops.sglang.sglang_memory_budget preflight for exact numbers",
+        ),
+        verify="the log shows 'KV Cache is allocated. ... #tokens: N' with N > 0 and then 'fired up'",
+        patterns=(
+            # 0.5.9 model_executor/model_runner_kv_cache_mixin.py:415-419; 0.5.23 model_executor/pool_configurator.py:94-99
+            Pattern(r"Not enough memory\. Please try to increase --mem-fraction-static", 90, "SGLang pool sizing error"),
+            # 0.5.23 mem_cache/kv_cache_configurator.py:3050-3058
+            Pattern(r"Loaded weights leave no GPU memory for the KV cache", 100, "SGLang KV budget error"),
+            # 0.5.9 managers/tp_worker.py:282,294; 0.5.23 managers/tp_worker.py:420,425
+            Pattern(r"Memory pool size is too small|max_running_request is zero", 80, "SGLang pool assertion"),
+            # 0.5.23 model_executor/pool_configurator.py:210-216, 1024-1031 (hybrid sliding-window models)
+            Pattern(r"SWA pool \(\d+ tokens\) cannot hold even one request", 100, "SWA pool error"),
+            Pattern(r"SWA pool cap \(\d+ tokens.{0,40}leaves no room for the full KV pool", 100, "SWA pool error"),
+            Pattern(r"KV pool holds \d+ tokens, fewer than --context-length", 30, "KV pool smaller than context"),
+            Pattern(r"model_runner_kv_cache_mixin\.py|kv_cache_configurator\.py|pool_configurator\.py|init_memory_pool",
+                    10, "pool sizing frame"),
+        ),
+    ),
+    RootCause(
+        id="mamba_pool_too_small", phase="memory_pool",
+        title="the mamba / linear-attention state pool does not fit",
+        explanation=(
+            "Hybrid models keep one recurrent state per running request (and, with speculative decoding, one per "
+            "draft token). That pool is sized from --max-running-requests and does not fit in the memory left "
+            "after the weights."
+        ),
+        fix=(
+            "lower --max-running-requests (max_mamba_cache_size={max_mamba_cache_size}, {mamba_cache_per_req_mb} MB "
+            "per request, {total_rest_memory_gb} GB left), or fewer --speculative-num-draft-tokens, or "
+            "--mamba-ssm-dtype bfloat16",
+            "lower --max-running-requests, or fewer --speculative-num-draft-tokens, or --mamba-ssm-dtype bfloat16; "
+            "run the llmops.sglang.sglang_memory_budget preflight for the exact value",
+        ),
+        verify="the log shows 'Mamba Cache is allocated. max_mamba_cache_size: K' with K > 0 and then 'fired up'",
+        patterns=(
+            # 0.5.23 mem_cache/kv_cache_configurator.py:3392-3402
+            Pattern(r"Not enough GPU memory for hybrid \(mamba/linear-attention\) state cache", 100, "mamba pool error"),
+            # 0.5.23 mem_cache/kv_cache_configurator.py:3152-3160
+            Pattern(r"Hybrid \(mamba/linear-attention\) state cache is too small to serve", 100, "mamba pool error"),
+            # 0.5.23 mem_cache/kv_cache_configurator.py:3140-3149 (warning)
+            Pattern(r"max_running_requests is capped to \d+ by the mamba state cache", 30, "mamba cap warning"),
+        ),
+    ),
+    RootCause(
+        id="cuda_oom_weights", phase="weight_load", title="CUDA out of memory while loading the weights",
+        explanation="The model's weights (per GPU) do not fit in the free GPU memory.",
+        fix=(
+            "shrink the weights per GPU: higher --tp-size, a quantized checkpoint (FP8/AWQ) or a smaller model; free "
+            "the GPU (failed allocation {failed_alloc}, {gpu_free} free of {gpu_total})",
+            "shrink the weights per GPU: higher --tp-size, a quantized checkpoint (FP8/AWQ) or a smaller model, and "
+            "check nothing else holds GPU memory (nvidia-smi)",
+        ),
+        verify="the log shows 'Load weight end. ... mem usage=W GB' on every rank",
+        requires=OOM_RE.pattern,
+        phase_bonus=35,
+        extra={"bonus_phase": "weight_load"},
+        patterns=(
+            Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
+            Pattern(_OOM_FRAMES_WEIGHTS, 35, "weight-loading frame"),
+        ),
+    ),
+    RootCause(
+        id="cuda_oom_cuda_graph", phase="cuda_graph", title="CUDA out of memory while capturing CUDA graphs",
+        explanation=(
+            "The KV pool took its share and the memory left outside --mem-fraction-static is too small for CUDA "
+            "graph capture at the largest batch size."
+        ),
+        fix=(
+            "lower --mem-fraction-static (now {mem_fraction_static}) by about 0.03-0.05 or lower --cuda-graph-max-bs "
+            "(failed at bs={capture_bs}, avail {available_gpu_mem_gb} GB)",
+            "lower --mem-fraction-static by about 0.03-0.05 or lower --cuda-graph-max-bs (e.g. 16)",
+        ),
+        verify="the log shows 'Capture cuda graph end' (or 'Capture target ... CUDA graph end') and then 'fired up'",
+        requires=OOM_RE.pattern,
+        phase_bonus=35,
+        extra={"bonus_phase": "cuda_graph"},
+        patterns=(
+            # 0.5.9 model_executor/cuda_graph_runner.py:373,936; 0.5.23 model_executor/runner/decode_cuda_graph_runner.py:598-604
+            Pattern(r"Capture cuda graph failed:.{0,200}(?:out of memory|OutOfMemoryError)", 100, "graph capture OOM",
+                    re.IGNORECASE),
+            Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
+            Pattern(_OOM_FRAMES_GRAPH, 35, "graph-capture frame"),
+        ),
+    ),
+    RootCause(
+        id="cuda_oom_runtime", phase="serving", title="CUDA out of memory while serving",
+        explanation="A prefill or decode batch needed more activation memory than is left outside the static pools.",
+        runtime=True,
+        fix=(
+            "lower --mem-fraction-static (now {mem_fraction_static}) by 0.05, or --chunked-prefill-size 4096 (prefill "
+            "OOM) / lower --max-running-requests (decode OOM); failed allocation {failed_alloc}",
+            "lower --mem-fraction-static by 0.05, or --chunked-prefill-size 4096 (prefill OOM) / lower "
+            "--max-running-requests (decode OOM)",
+        ),
+        verify="replay the workload; 'torch.OutOfMemoryError' no longer appears",
+        requires=OOM_RE.pattern,
+        phase_bonus=40,
+        extra={"bonus_phase": "serving"},
+        patterns=(
+            Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
+            Pattern(_OOM_FRAMES_RUNTIME, 25, "serving frame"),
+        ),
+    ),
+    RootCause(
+        id="kv_pool_exhausted_runtime", phase="serving", title="the KV cache pool ran out while serving",
+        explanation="The running batch needed more KV tokens than the pool holds, even after retracting requests.",
+        runtime=True,
+        fix=(
+            "lower --max-running-requests or --chunked-prefill-size, or raise --mem-fraction-static to grow the "
+            "pool ({max_total_num_tokens} tokens; tried to allocate {tokens_to_allocate})",
+            "lower --max-running-requests or --chunked-prefill-size, or raise --mem-fraction-static to grow the pool",
+        ),
+        verify="token usage stays below 0.9 in the 'Decode batch' lines under the same load",
+        patterns=(
+            # 0.5.9 mem_cache/common.py:217,285,411; 0.5.23 mem_cache/allocation.py:163,239,613
+            Pattern(r"(?:Prefill|Decode) out of memory\. Try to lower your batch size", 100, "KV allocation failed"),
+            Pattern(r"Out of memory\. Try to lower your batch size", 90, "KV allocation failed"),
+            # 0.5.23 managers/schedule_batch.py:3515-3517
+            Pattern(r"Out of memory even after retracting all other requests", 90, "retract failed"),
+            # 0.5.9 managers/scheduler.py:2243; 0.5.23 managers/scheduler.py:4526 (warning only)
+            Pattern(r"KV cache pool is full\. Retract requests", 40, "retract warning"),
+        ),
+    ),
+    RootCause(
+        id="req_pool_exhausted_runtime", phase="serving", title="request slots (or their mamba states) ran out",
+        explanation=(
+            "More requests were admitted than the request-to-token pool (or the per-request mamba state pool) "
+            "has slots for."
+        ),
+        runtime=True,
+        fix=(
+            "set a smaller --max-running-requests (now {max_running_requests}), or for hybrid models raise "
+            "--mamba-full-memory-ratio / --max-mamba-cache-size",
+            "set a smaller --max-running-requests, or for hybrid models raise --mamba-full-memory-ratio / "
+            "--max-mamba-cache-size",
+        ),
+        verify="replay the workload; no 'alloc_req_slots runs out of memory' / 'Not enough space for mamba cache'",
+        patterns=(
+            # 0.5.9 mem_cache/common.py:320; 0.5.23 mem_cache/allocation.py:343-348
+            Pattern(r"alloc_req_slots runs out of memory", 100, "request slots exhausted"),
+            # 0.5.9 mem_cache/memory_pool.py:516,534; 0.5.23 mem_cache/memory_pool.py:1599,1617
+            Pattern(r"Not enough space for mamba cache", 90, "mamba slots exhausted"),
+            # 0.5.9 mem_cache/memory_pool.py:527,538; 0.5.23 mem_cache/memory_pool.py:1621,1762
+            Pattern(r"Not enough space for mamba ping pong idx", 90, "mamba slots exhausted"),
+        ),
+    ),
+    RootCause(
+        id="host_ram_oom_killed", phase="host", title="killed by the host (or container) OOM killer",
+        explanation=(
+            "The process ran out of host RAM (weights are staged in RAM while loading; the LXC memory limit counts) "
+            "and the kernel killed it with SIGKILL."
+        ),
+        fix=(
+            "give the container more RAM (pct set <vmid> --memory) or lower host-side use (fewer "
+            "--model-loader-extra-config workers, no --cpu-offload-gb); exit code {exit_code}",
+            "give the container more RAM (pct set <vmid> --memory) or lower host-side use (no --cpu-offload-gb, "
+            "fewer loader workers)",
+        ),
+        verify="dmesg / journalctl -k shows no 'Killed process' for the new PIDs and the unit stays active",
+        patterns=(
+            Pattern(r"Out of memory: Killed process \d+", 95, "kernel OOM killer"),
+            Pattern(r"Memory cgroup out of memory", 90, "cgroup OOM"),
+            Pattern(r"invoked oom-killer|oom-kill:|oom_reaper: reaped process", 70, "kernel OOM killer"),
+            # systemd: unit_log_failure / service_sigchld_event
+            Pattern(r"A process of this unit has been killed by the OOM killer|Failed with result 'oom-kill'", 100,
+                    "systemd OOM result"),
+            # 0.5.23 entrypoints/engine.py:2002-2010
+            Pattern(r"scheduler died during initialization \(exit code: -9\)", 90, "scheduler SIGKILLed"),
+            Pattern(r"(?:exit ?code[:=]? ?-9|exitcode=-9|status=9/KILL|signal 9\b|Killed\s*$)", 45, "SIGKILL"),
+            Pattern(r"std::bad_alloc|Cannot allocate memory|\bMemoryError\b", 60, "host allocation failed"),
+        ),
+    ),
+    RootCause(
+        id="cuda_graph_capture_error", phase="cuda_graph", title="CUDA graph capture failed (not memory)",
+        explanation="Capturing CUDA graphs (or torch.compile) failed with an error other than out-of-memory.",
+        fix=(
+            "run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
+            "drop --enable-torch-compile, or lower --cuda-graph-max-bs (failed at bs={capture_bs})",
+            "run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
+            "drop --enable-torch-compile, or lower --cuda-graph-max-bs",
+        ),
+        verify="the log shows the graph-capture end line and then 'fired up'",
+        patterns=(
+            # 0.5.9 model_executor/cuda_graph_runner.py:373, piecewise_cuda_graph_runner.py:281,
+            # speculative/eagle_draft_cuda_graph_runner.py:133; 0.5.23 runner/decode_cuda_graph_runner.py:603
+            Pattern(r"Capture cuda graph failed", 75, "graph capture error"),
+            # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
+            Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error"),
+            Pattern(r"torch\._dynamo|BackendCompilerFailed|InductorError|torch\._inductor\.exc", 40, "torch.compile"),
+            Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame"),
+        ),
+    ),
+    RootCause(
+        id="unsupported_gpu_arch", phase="driver", title="the GPU architecture is not supported by a kernel or backend",
+        explanation="A kernel, attention backend or quantization scheme was built for or requires another GPU generation.",
+        fix=(
+            "pick a backend / quantization the GPU supports (e.g. --attention-backend flashinfer or triton on Ampere, "
+            "no FP8/NVFP4 kernels below their SM), or install a torch/sgl-kernel build with this GPU's SM",
+        ),
+        verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
+        patterns=(
+            Pattern(r"no kernel image is available for execution on the device", 95, "no kernel for this SM"),
+            Pattern(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation", 90,
+                    "torch lacks this SM"),
+            # 0.5.9 server_args.py:1880,1901
+            Pattern(r"backend is only supported on (?:Blackwell|Hopper)", 90, "backend needs newer GPU"),
+            # 0.5.23 layers/quantization/compressed_tensors/compressed_tensors.py:411,779,971
+            Pattern(r"requires (?:CUDA )?compute capability|compute capability [\d.]+ or newer is required", 85,
+                    "compute capability too low"),
+            Pattern(r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
+                    80, "attention backend needs another SM"),
+            Pattern(r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70,
+                    "quantization needs another SM"),
+        ),
+    ),
+    RootCause(
+        id="driver_cuda_mismatch", phase="driver", title="NVIDIA driver / CUDA runtime mismatch or no usable GPU",
+        explanation=(
+            "The CUDA runtime cannot talk to the driver: the container's userspace driver differs from the host "
+            "kernel module, the driver is too old for the CUDA build, or the GPU devices are not visible."
+        ),
+        fix=(
+            "install the NVIDIA userspace matching the host kernel module exactly (llmops.sglang.nvidia_userspace), "
+            "pass /dev/nvidia* (incl. nvidia-uvm) into the container, or use a torch build for the driver's CUDA version",
+        ),
+        verify="nvidia-smi inside the container and python -c 'import torch; print(torch.cuda.is_available())' print True",
+        patterns=(
+            Pattern(r"Failed to initialize NVML: Driver/library version mismatch", 100, "NVML version mismatch"),
+            Pattern(r"The NVIDIA driver on your system is too old", 100, "driver too old"),
+            Pattern(r"CUDA driver version is insufficient for CUDA runtime version", 100, "driver too old"),
+            Pattern(r"Found no NVIDIA driver on your system|NVIDIA-SMI has failed", 90, "no driver"),
+            Pattern(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?: cannot open shared object file|NVML Shared Library Not Found",
+                    95, "driver library missing"),
+            Pattern(r"no CUDA-capable device is detected|No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE", 85, "no GPU"),
+            Pattern(r"cuInit\b.{0,40}(?:err|fail)|CUDA error: (?:unknown error|system not yet initialized)|"
+                    r"cudaErrorSystemNotReady|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+                    r"provided PTX was compiled with an unsupported toolchain|forward compatibility was attempted",
+                    85, "CUDA init failure"),
+            Pattern(r"Torch not compiled with CUDA enabled", 80, "CPU-only torch"),
+            Pattern(r"Failed to infer device type", 70, "no device"),
+        ),
+    ),
+    RootCause(
+        id="dependency_import_error", phase="import", title="a Python dependency is missing or broken",
+        explanation="Importing SGLang or one of its kernels failed: a missing package, an ABI mismatch or a failed JIT build.",
+        fix=(
+            "install the package set pinned for this SGLang version (missing module {missing_module}); reinstall "
+            "sglang with its extras in a clean venv",
+            "install the package set pinned for this SGLang version; reinstall sglang with its extras in a clean venv "
+            "(torch, sgl-kernel, flashinfer must match)",
+        ),
+        verify="python -c 'import sglang.srt.entrypoints.engine' succeeds in the service's venv",
+        patterns=(
+            Pattern(r"ModuleNotFoundError: No module named", 95, "missing module"),
+            Pattern(r"ImportError: .{0,200}undefined symbol|undefined symbol: \w+", 90, "ABI mismatch"),
+            Pattern(r"\bImportError: ", 75, "import failed"),
+            Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
+            Pattern(r"cannot open shared object file", 60, "shared library missing"),
+            Pattern(r"ninja: build stopped|subprocess\.CalledProcessError: Command '\['ninja'|nvcc fatal|"
+                    r"error: command '.{0,60}nvcc' failed", 70, "kernel JIT build failed"),
+            Pattern(r"requires \w[\w-]* ?[<>=]=? ?[\d.]+.{0,40}(?:but|found|installed)", 50, "version conflict"),
+        ),
+    ),
+    RootCause(
+        id="nccl_failure", phase="multi_gpu", title="NCCL / multi-GPU communication failed",
+        explanation="Tensor-parallel ranks could not set up or complete a collective (NCCL, P2P, shared memory, custom all-reduce).",
+        fix=(
+            "check all GPUs are visible and healthy, give the container enough /dev/shm (NCCL), try NCCL_P2P_DISABLE=1 "
+            "or --disable-custom-all-reduce, and rerun with NCCL_DEBUG=INFO",
+        ),
+        verify="the log shows 'Init torch distributed ends' on every TP rank and then 'fired up'",
+        patterns=(
+            Pattern(r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|"
+                    r"ncclRemoteError|ncclInvalidArgument", 90, "NCCL error"),
+            Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
+            Pattern(r"torch\.distributed\.DistBackendError|DistNetworkError|DistStoreError", 70, "torch.distributed error"),
+            Pattern(r"NCCL WARN|NCCL INFO .{0,40}(?:failed|error)", 45, "NCCL warning"),
+            Pattern(r"custom.?all.?reduce.{0,60}(?:fail|error)|P2P is not supported|peer access is not supported", 55,
+                    "P2P / custom all-reduce"),
+        ),
+    ),
+    RootCause(
+        id="incompatible_feature_combination", phase="args", title="flags that cannot be combined",
+        explanation="SGLang's argument checks rejected a combination of features (backend, speculative decoding, cache strategy, offload, ...).",
+        fix=("drop one of the conflicting flags named in the evidence (see the SGLang message for the supported combination)",),
+        verify="sglang serve ... --help-style dry start passes the argument checks (server_args= line appears)",
+        patterns=(
+            # 0.5.9 server_args.py:2649 and many __post_init__ checks; 0.5.23 arg_groups/*_hook.py (mamba_hook.py:157-162,
+            # speculative_hook.py:1176-1180, memory_hook.py:34-44, kv_cache_configurator.py:3074-3076)
+            Pattern(r"Cannot enable both|cannot be combined with|is incompatible with|\(--[\w-]+ is incompatible\)|"
+                    r"are mutually exclusive|do(?:es)? not support (?:overlap|trtllm|page_size|speculative)", 85,
+                    "SGLang combination check"),
+            Pattern(r"(?:AssertionError|ValueError|NotImplementedError): .{0,200}(?:is not supported (?:with|when|for|in)|"
+                    r"not supported with|only supports?|is only supported|requires --|requires overlap|must be used with|"
+                    r"must be enabled)", 70, "SGLang feature check"),
+            Pattern(r"server_args\.py|arg_groups/\w+_hook\.py|check_server_args", 25, "argument validation frame"),
+        ),
+    ),
+    RootCause(
+        id="invalid_argument_value", phase="args", title="an argument has an invalid value",
+        explanation="argparse or SGLang's argument checks rejected a flag's value.",
+        fix=(
+            "fix {bad_argument}: {bad_argument_reason}",
+            "fix the flag value named in the evidence (see sglang serve --help for its type and choices)",
+        ),
+        verify="the server prints its resolved server_args= line",
+        patterns=(
+            Pattern(r"error: argument [-\w/]+: (?:invalid|expected)", 100, "argparse value error"),
+            # 0.5.23 utils/common.py:3394-3429 (human_readable_int)
+            Pattern(r"Invalid integer value: '[^']*'\. Use a plain integer", 100, "bad integer"),
+            Pattern(r"error: the following arguments are required", 95, "missing required argument"),
+            # 0.5.23 arg_groups/validation_hook.py:243-246 and similar asserts
+            Pattern(r"must be divisible by|is not divisible by|must be a multiple of|must be (?:positive|greater than|"
+                    r"less than|between|in \[|one of)", 70, "value check"),
+        ),
+    ),
+    RootCause(
+        id="unrecognized_argument", phase="args", title="a flag this SGLang version does not know",
+        explanation="argparse rejected a flag: it is misspelt, was removed/renamed in this SGLang version, or is ambiguous.",
+        fix=(
+            "remove or rename {unrecognized}: validate flags against the installed SGLang version (the collection's "
+            "flag catalog) before launch",
+            "remove or rename the flag named in the evidence; validate flags against the installed SGLang version",
+        ),
+        verify="the server prints its resolved server_args= line",
+        patterns=(
+            Pattern(r"error: unrecognized arguments:", 100, "argparse unknown flag"),
+            Pattern(r"error: ambiguous option: --", 95, "argparse ambiguous flag"),
+        ),
+    ),
+    RootCause(
+        id="warmup_failed", phase="warmup", title="the warm-up request failed",
+        explanation="The server started but its first (warm-up) request failed; the traceback after the message says why.",
+        fix=(
+            "read the warm-up traceback in the evidence; common causes are a runtime OOM (lower --mem-fraction-static) "
+            "or a broken chat template / tokenizer; --skip-server-warmup only hides the problem",
+        ),
+        verify="curl -fsS http://127.0.0.1:<port>/health_generate",
+        patterns=(
+            # 0.5.9 entrypoints/http_server.py:1687,1811; 0.5.23 entrypoints/http_server.py:2384,2533
+            Pattern(r"Initialization failed\. warmup error", 100, "warm-up failed"),
+            Pattern(r"[Ww]armup (?:failed|error)", 60, "warm-up failed"),
+        ),
+    ),
+    RootCause(
+        id="port_in_use", phase="network", title="the port is already in use",
+        explanation="Another process (often a previous SGLang instance that did not exit) holds the HTTP or an internal port.",
+        fix=(
+            "stop the process holding port {port} (ss -ltnp 'sport = :{port}'; stop the old unit, never pkill by name) "
+            "or choose another --port",
+            "stop the process holding the port (ss -ltnp; stop the old unit, never pkill by name) or choose another --port",
+        ),
+        verify="ss -ltn shows the port free before start and held by the new PID after",
+        patterns=(
+            Pattern(r"\[Errno 98\]|Address already in use", 100, "bind failed", re.IGNORECASE),
+            # 0.5.9 server_args.py:5690; 0.5.23 server_args.py:886
+            Pattern(r"Port is already in use", 90, "SGLang port check"),
+            # 0.5.9 utils/common.py:720-732; 0.5.23 utils/network.py:82-103
+            Pattern(r"at \d+ is not available in \d+ seconds|The port \d+ is in use", 85, "SGLang port wait"),
+            Pattern(r"port \d+ is in use\. Waiting", 45, "SGLang port wait"),
+        ),
+    ),
+    RootCause(
+        id="model_not_found", phase="model_load", title="the model path or repository does not exist",
+        explanation="--model-path is neither a local directory with a config.json nor a Hugging Face repository id.",
+        fix=("correct --model-path (a local directory with config.json and weights, or an existing org/name repository)",),
+        verify="ls <model-path>/config.json (local) or huggingface-cli download <repo> config.json",
+        patterns=(
+            Pattern(r"is not a local folder and is not a valid model identifier", 100, "transformers: no such model"),
+            Pattern(r"Repository Not Found for url|RepositoryNotFoundError", 95, "hub: no such repository"),
+            Pattern(r"does not appear to have a file named config\.json|Can't load the configuration of", 90,
+                    "no config.json"),
+            # 0.5.9 model_loader/loader.py:469,1604; 0.5.23 model_loader/loader.py:581,2662,4046
+            Pattern(r"Cannot find any model weights with", 95, "no weight files"),
+            Pattern(r"No such file or directory: '[^']*(?:config\.json|\.safetensors|model)", 60, "missing model file"),
+        ),
+    ),
+    RootCause(
+        id="model_download_failed", phase="model_download", title="downloading the model failed",
+        explanation="The model could not be fetched from the Hugging Face hub: network, authentication (gated repo), disk space or a corrupt download.",
+        fix=(
+            "pre-download the model into the container (llmops.sglang.sglang_model) with a valid HF token and enough "
+            "disk, then point --model-path at the local directory; for offline hosts set HF_HUB_OFFLINE=1",
+        ),
+        verify="huggingface-cli download <repo> --local-dir <dir> completes and the safetensors index is complete",
+        patterns=(
+            Pattern(r"GatedRepoError|Access to model \S+ is restricted|You are trying to access a gated repo|"
+                    r"401 Client Error", 95, "gated / unauthorized"),
+            Pattern(r"We couldn't connect to 'https://huggingface\.co'|LocalEntryNotFoundError|"
+                    r"Cannot find the requested files in the disk cache", 90, "hub unreachable"),
+            Pattern(r"Max retries exceeded with url: /\S*(?:huggingface|/api/models|resolve)|huggingface\.co.{0,80}"
+                    r"(?:ConnectionError|ReadTimeout|Timeout|NameResolutionError)", 85, "hub network error"),
+            Pattern(r"Consistency check failed: file should be of size|SafetensorError: Error while deserializing header|"
+                    r"HeaderTooLarge|incomplete metadata, file not fully covered", 85, "corrupt download"),
+            Pattern(r"No space left on device", 80, "disk full"),
+            Pattern(r"HfHubHTTPError|huggingface_hub\.errors", 60, "hub error"),
+            Pattern(r"snapshot_download|hf_hub_download|download_weights_from_hf", 25, "download frame"),
+        ),
+    ),
+    RootCause(
+        id="unsupported_architecture", phase="model_load", title="the model architecture is not supported by this SGLang",
+        explanation="This SGLang (or its transformers) does not implement the model's architecture.",
+        fix=(
+            "use an SGLang version that supports {architectures} (upgrade), or --model-impl transformers with "
+            "--trust-remote-code where it applies",
+            "use an SGLang/transformers version that supports the model's architecture (upgrade), or --model-impl "
+            "transformers with --trust-remote-code where it applies",
+        ),
+        verify="python -c 'from sglang.srt.models.registry import ModelRegistry; print(ModelRegistry.get_supported_archs())' lists it",
+        patterns=(
+            # 0.5.9 models/registry.py:49; 0.5.23 models/registry.py:64
+            Pattern(r"Model architectures \[[^\]]*\] are not supported for now", 100, "SGLang: unsupported architecture"),
+            # 0.5.9 model_loader/utils.py:55; 0.5.23 model_loader/utils.py:156,164
+            Pattern(r"Cannot find model module\. '[^']*' is not a registered", 95, "SGLang: unregistered architecture"),
+            Pattern(r"but Transformers does not recognize this architecture|model type `[^`]+` but Transformers", 95,
+                    "transformers: unknown model type"),
+            Pattern(r"requires you to execute the configuration file in that repo|trust_remote_code=True", 50,
+                    "needs --trust-remote-code"),
+        ),
+    ),
+    RootCause(
+        id="context_length_exceeds_model", phase="args", title="--context-length is longer than the model allows",
+        explanation="The requested context length exceeds the model's derived maximum (max_position_embeddings x rope scaling).",
+        fix=(
+            "lower --context-length to {derived_context_length} (asked {context_length}), or set "
+            "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only if the model really supports it (rope scaling)",
+            "lower --context-length to the model's maximum, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only "
+            "if the model really supports it",
+        ),
+        verify="the log shows 'context_len=<value>' in the max_total_num_tokens line",
+        patterns=(
+            # 0.5.9 configs/model_config.py:367; 0.5.23 configs/model_config.py:1296-1316
+            Pattern(r"is greater than the derived context_length", 100, "context length check"),
+            # 0.5.23 managers/tokenizer_manager.py:1338-1376 (a request error, not a start failure)
+            Pattern(r"is longer than the model's context length|exceeds the model's maximum context length", 40,
+                    "request longer than context"),
+        ),
+    ),
+    RootCause(
+        id="tokenizer_error", phase="model_load", title="the tokenizer could not be loaded",
+        explanation="The tokenizer files are missing, need --trust-remote-code, or need a newer tokenizers/transformers.",
+        fix=(
+            "check the tokenizer files in --model-path (or set --tokenizer-path), add --trust-remote-code if the "
+            "model needs it, or upgrade transformers/tokenizers to the versions pinned by SGLang",
+        ),
+        verify="python -c 'from transformers import AutoTokenizer; AutoTokenizer.from_pretrained(\"<model-path>\")'",
+        patterns=(
+            # 0.5.9 utils/hf_transformers_utils.py:535-537
+            Pattern(r"Failed to load the tokenizer", 95, "SGLang tokenizer error"),
+            Pattern(r"Can't load tokenizer for|data did not match any variant of untagged enum", 95,
+                    "transformers tokenizer error"),
+            Pattern(r"Cannot use the fast tokenizer in slow tokenizer mode|tokenizer class \w+ does not exist|"
+                    r"Tokenizer class \w+ does not exist", 90, "tokenizer class"),
+            Pattern(r"get_tokenizer|tokenization_utils|TokenizerManager\.__init__|tokenizer_manager\.py", 30,
+                    "tokenizer frame"),
+        ),
+    ),
+    RootCause(
+        id="gpu_busy_other_process", phase="driver", title="the GPU is held by another process",
+        explanation="Another process holds the GPU (a leftover server, another container, exclusive compute mode).",
+        fix=(
+            "find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop its unit; never pkill "
+            "by name (other process holds {other_process_gib} GiB)",
+            "find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop its unit; never pkill by name",
+        ),
+        verify="nvidia-smi shows no other compute process before the start",
+        patterns=(
+            Pattern(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable", 100, "GPU busy"),
+            Pattern(r"\bProcess \d+ has [\d.]+ GiB memory in use", 45, "another process on the GPU"),
+        ),
+    ),
+    RootCause(
+        id="tp_memory_imbalance", phase="multi_gpu", title="free GPU memory differs between TP ranks",
+        explanation="One GPU has much less free memory than the others (usually another process on it).",
+        fix=(
+            "free GPU {imbalance_min_gb} GB vs {imbalance_local_gb} GB: stop the other process on the fuller GPU "
+            "(nvidia-smi), or set CUDA_VISIBLE_DEVICES to equal GPUs",
+            "stop the other process on the fuller GPU (nvidia-smi), or set CUDA_VISIBLE_DEVICES to equal GPUs",
+        ),
+        verify="nvidia-smi shows the same free memory on every GPU before the start",
+        patterns=(
+            # 0.5.9 model_executor/model_runner.py:842; 0.5.23 distributed/bootstrap.py:441-452
+            Pattern(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes", 90,
+                    "TP memory check"),
+        ),
+    ),
+    RootCause(
+        id="silent_death", phase="unknown", title="the launch died without writing to its log",
+        explanation="The current launch wrote nothing after its marker; the evidence comes from the journal and the exit status.",
+        fix=("read the evidence from the journal and exit status; run the same ExecStart by hand to see stderr",),
+        verify="systemctl start the unit; the log gets lines after the new launch marker",
+    ),
+    RootCause(
+        id="stale_log", phase="unknown", title="the log is older than the unit's last start",
+        explanation="Nothing of the current launch is in the log; its lines are from an earlier run and were ignored.",
+        fix=(
+            "make the unit write its launch marker and output to {log_path} (StandardOutput=append:), or point "
+            "log_path at the file the unit really writes",
+        ),
+        verify="the log's last marker carries the unit's current InvocationID",
+    ),
+    RootCause(
+        id="other", phase="unknown", title="no catalogued cause matched",
+        explanation="Nothing in the catalog matched strongly enough; the most relevant lines are quoted.",
+        fix=("read the quoted lines; if this is a new failure mode, report it with the log tail so the catalog can grow",),
+        verify="the server reaches 'The server is fired up and ready to roll!'",
+    ),
+)
+
+CAUSES = {cause.id: cause for cause in CATALOG}
+
+# Lines that are generic wrappers or likely error lines, used to pick evidence when nothing matched.
+WRAPPER_RE = re.compile(
+    r"Scheduler hit an exception|Initialization failed\. Please see the error messages above|"
+    r"Received sigquit from a child process|scheduler is dead|scheduler died during initialization"
+)
+ERRORISH_RE = re.compile(
+    r"\b\w*(?:Error|Exception)\b:|Traceback \(most recent call last\)|\bFAILED\b|Killed|fatal|Segmentation fault|"
+    r"core dumped|Aborted|status=\d+/|Failed with result",
+    re.IGNORECASE,
+)

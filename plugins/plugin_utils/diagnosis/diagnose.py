@@ -1,0 +1,248 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Turn what sglang_log_tail read on the target into one diagnosis of the current launch.
+
+Freshness first: only lines of the current launch are classified (after its marker, from its systemd
+invocation). A launch that wrote nothing is ``silent_death`` (evidence from the journal and exit status), a
+log older than the unit's last start is ``stale_log``. With an earlier ``sglang_memory_budget`` result the
+budget's root cause and computed fix replace the log's (SGLang 0.5.9's message names the wrong knob for
+hybrid models).
+"""
+
+from __future__ import annotations
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify, fix_for, normalize
+
+MEMORY_CAUSES = ("kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph")
+RUNNING_STATES = ("active", "activating", "reloading")
+# A log written up to this many seconds before the recorded start still counts as written by it
+# (the marker is written in ExecStartPre, timestamps have coarse resolution on some filesystems).
+MTIME_SLACK_S = 2.0
+
+# systemd exit statuses (systemd.exec(5) "Process Exit Codes") that explain a silent start by themselves.
+SYSTEMD_EXIT_CODES = {
+    200: "CHDIR: WorkingDirectory= does not exist",
+    203: "EXEC: the ExecStart= executable was not found or is not executable",
+    209: "STDOUT: StandardOutput= target could not be opened (log directory missing?)",
+    217: "USER: User= does not exist",
+    226: "NAMESPACE: sandboxing (ReadWritePaths=, ProtectSystem=) failed",
+}
+
+
+def _as_dict(value):
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _budget_cause(budget):
+    cause = str(budget.get("root_cause") or "")
+    if cause in CAUSES:
+        return cause
+    lowered = cause.lower()
+    for key, mapped in (("mamba", "mamba_pool_too_small"), ("graph", "cuda_oom_cuda_graph"),
+                        ("weight", "cuda_oom_weights"), ("kv", "kv_pool_too_small")):
+        if key in lowered:
+            return mapped
+    return None
+
+
+def _budget_fails(budget):
+    verdict = str(budget.get("verdict") or "").lower()
+    return verdict not in ("", "pass", "ok", "fits", "fit", "start", "starts", "success")
+
+
+def apply_budget(result, budget):
+    """Replace root cause, fix and numbers with the budget's when the log failed in the memory phase."""
+    budget = _as_dict(budget)
+    if not budget:
+        return result
+    totals = _as_dict(_as_dict(budget.get("budget")).get("totals"))
+    for key in ("max_total_num_tokens", "max_running_requests", "mamba_slots", "context_len",
+                "mem_fraction_static", "min_viable_mem_fraction_static"):
+        if totals.get(key) is not None:
+            result["numbers"].setdefault("budget_" + key, totals[key])
+    if result["root_cause"] not in MEMORY_CAUSES and result.get("underlying_cause") not in MEMORY_CAUSES:
+        return result
+    if not _budget_fails(budget):
+        result["notes"].append("the memory budget predicted this configuration fits; the log's cause stands")
+        return result
+    cause = _budget_cause(budget)
+    if cause and cause != result["root_cause"]:
+        result["notes"].append(
+            "the log says %s, the memory budget says %s: the budget replays SGLang's sizing and is used"
+            % (result["root_cause"], cause)
+        )
+        result["log_root_cause"] = result["root_cause"]
+        result["root_cause"] = cause
+        result["phase"] = CAUSES[cause].phase
+    fixes = [f for f in budget.get("fixes") or [] if isinstance(f, dict)]
+    if fixes and fixes[0].get("summary"):
+        result["fix"] = str(fixes[0]["summary"])
+        result["fix_changes"] = _as_dict(fixes[0].get("changes"))
+    elif budget.get("message"):
+        result["fix"] = str(budget["message"])
+    result["confidence"] = "high"
+    result["budget_used"] = True
+    return result
+
+
+def _freshness(log, unit, since_marker):
+    """(status, reasons, current log lines) where status is fresh | stale | unverified | absent."""
+    reasons = []
+    if not log or not log.get("exists"):
+        return "absent", ["the log does not exist"] if log else [], []
+    lines = list(log.get("lines") or [])
+    marker = _as_dict(log.get("marker"))
+    invocation = unit.get("invocation_id")
+    start = _num(unit.get("start_time"))
+    mtime = _num(log.get("mtime"))
+    if since_marker and marker and invocation and marker.get("invocation") and marker["invocation"] != invocation:
+        reasons.append(
+            "the log's last launch marker is from invocation %s, the unit's current one is %s"
+            % (marker["invocation"], invocation)
+        )
+        return "stale", reasons, []
+    if start is not None and mtime is not None and mtime + MTIME_SLACK_S < start:
+        reasons.append("the log was last written %.0f s before the unit's last start" % (start - mtime))
+        return "stale", reasons, []
+    if since_marker and not marker:
+        if start is not None and mtime is not None:
+            reasons.append("no launch marker found; the log was written after the unit's last start")
+        else:
+            reasons.append("no launch marker found and no unit to compare with: lines may be from an earlier run")
+            return "unverified", reasons, lines
+    return "fresh", reasons, lines
+
+
+def _unit_lines(unit):
+    """Evidence lines about the unit's end: journal, kernel OOM lines and a synthesized exit line."""
+    lines = list(unit.get("journal") or []) + list(unit.get("kernel_oom") or [])
+    if unit.get("result") or unit.get("exec_main_code"):
+        detail = "signal=%s" % unit["signal"] if unit.get("signal") else "exit code=%s" % unit.get("exit_code")
+        lines.append("unit %s: Result=%s, ExecMainCode=%s, %s, NRestarts=%s" % (
+            unit.get("name"), unit.get("result"), unit.get("exec_main_code"), detail, unit.get("n_restarts")))
+    return lines
+
+
+def _silent_underlying(unit, journal_diag):
+    if journal_diag["root_cause"] not in ("other", "none"):
+        return journal_diag["root_cause"], None
+    if unit.get("result") == "oom-kill" or (unit.get("signal") == "SIGKILL" and unit.get("kernel_oom")):
+        return "host_ram_oom_killed", None
+    code = unit.get("exit_code")
+    if code in SYSTEMD_EXIT_CODES:
+        return None, "systemd exit status %d/%s" % (code, SYSTEMD_EXIT_CODES[code])
+    if unit.get("start_limit_hit"):
+        return None, "the unit hit its start limit (StartLimitBurst): systemd refused to start it again"
+    if unit.get("signal"):
+        return None, "the main process was killed by %s" % unit["signal"]
+    return None, None
+
+
+def _summary(result):
+    numbers = result["numbers"]
+    keys = ("mem_fraction_static", "min_viable_mem_fraction_static", "max_total_num_tokens", "available_gpu_mem_gb",
+            "capture_bs", "failed_alloc", "max_mamba_cache_size", "exit_code", "port")
+    shown = ", ".join("%s=%s" % (k, numbers[k]) for k in keys if numbers.get(k) is not None)
+    head = result["root_cause"]
+    if result.get("underlying_cause"):
+        head += " (%s)" % result["underlying_cause"]
+    text = "%s: %s%s; fix: %s" % (head, CAUSES[result["root_cause"]].title, " [%s]" % shown if shown else "",
+                                   result["fix"])
+    return " ".join(text.split())[:600]
+
+
+def diagnose(tail, since_marker=True, budget=None):
+    """The diagnosis dict for one ``sglang_log_tail`` result (keys ``log``, ``unit``, ``now``)."""
+    tail = _as_dict(tail)
+    log = _as_dict(tail.get("log")) or None
+    unit = _as_dict(tail.get("unit"))
+    status, reasons, log_lines = _freshness(log, unit, since_marker)
+    unit_lines = _unit_lines(unit) if unit else []
+    running = unit.get("active_state") in RUNNING_STATES
+    notes = list(reasons)
+    underlying = None
+    detail = None
+
+    if log_lines:
+        diag = classify(log_lines + unit_lines)
+        if diag["root_cause"] == "none" and unit and not running and unit.get("result") not in (None, "success"):
+            diag = dict(diag, root_cause="other", phase="unknown", confidence="low",
+                        evidence=[normalize(x) for x in unit_lines[-5:]])
+    elif status == "stale" and running:
+        diag = dict(classify(unit_lines), root_cause="stale_log", phase="unknown", confidence="high")
+        diag["evidence"] = reasons + diag["evidence"][:4]
+    else:
+        journal_diag = classify(unit_lines)
+        underlying, detail = _silent_underlying(unit, journal_diag) if unit else (None, None)
+        if unit and running and not unit_lines[:-1]:
+            diag = dict(journal_diag, root_cause="none", phase="serving", confidence="low")
+            notes.append("the unit is running and this launch has written nothing yet")
+        else:
+            diag = dict(journal_diag, root_cause="silent_death", phase="unknown")
+            diag["confidence"] = "high" if (unit and (underlying or detail)) else "medium" if unit else "low"
+            evidence = list(journal_diag["evidence"]) if underlying else [normalize(x) for x in unit_lines[-6:]]
+            if log and _as_dict(log.get("marker")).get("line"):
+                evidence.insert(0, normalize(log["marker"]["line"]))
+            if detail:
+                evidence.append(detail)
+            diag["evidence"] = evidence[:8]
+            if status == "stale":
+                notes.append("the log holds only an earlier run's lines; they were ignored")
+            if not unit:
+                notes.append("no unit given: the exit status and journal of the launch are unknown")
+
+    cause = diag["root_cause"]
+    numbers = dict(diag["numbers"])
+    for key in ("exit_code", "signal", "n_restarts"):
+        if unit.get(key) is not None:
+            numbers["unit_" + key] = unit[key]
+    extra = {"log_path": (log or {}).get("path") or "the log"}
+    if cause == "silent_death" and underlying:
+        fix = fix_for(underlying, numbers, extra)
+    elif cause == "silent_death" and detail:
+        fix = "%s; fix that, then start the unit again" % detail
+    elif cause == "kv_pool_too_small" and diag.get("hybrid_model") and "min_viable_mem_fraction_static" not in numbers:
+        fix = CAUSES[cause].fix[1].format(**dict(numbers, mem_fraction_static=numbers.get("mem_fraction_static", "")))
+        diag["confidence"] = "medium"
+        notes.append("hybrid model: SGLang 0.5.9 reports a mamba-pool shortfall as 'increase --mem-fraction-static'")
+    else:
+        fix = fix_for(cause, numbers, extra)
+    if status == "unverified" and diag["confidence"] == "high":
+        diag["confidence"] = "medium"
+
+    result = {
+        "root_cause": cause,
+        "underlying_cause": underlying,
+        "phase": CAUSES[cause].phase if cause in CAUSES else diag["phase"],
+        "confidence": diag["confidence"],
+        "evidence": [normalize(x) for x in diag["evidence"]],
+        "explanation": CAUSES[cause].explanation,
+        "fix": fix,
+        "verify": CAUSES[underlying or cause].verify,
+        "numbers": numbers,
+        "freshness": {
+            "status": status,
+            "marker": _as_dict((log or {}).get("marker")) or None,
+            "invocation_id": unit.get("invocation_id"),
+            "log_mtime": (log or {}).get("mtime"),
+            "unit_start_time": unit.get("start_time"),
+            "log_lines": len(log_lines),
+            "journal_lines": len(unit.get("journal") or []),
+        },
+        "ranking": diag.get("ranking", []),
+        "notes": notes,
+        "budget_used": False,
+        "catalog_version": CATALOG_VERSION,
+    }
+    result = apply_budget(result, budget)
+    result["summary"] = _summary(result)
+    return result

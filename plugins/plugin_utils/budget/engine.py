@@ -1,0 +1,604 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Public API of the budget engine: ``evaluate`` one launch, ``find_fixes`` for a failing one.
+
+The startup order replayed for both pinned versions:
+1. argument resolution (context length above the derived maximum is a ValueError here);
+2. baseline ``pre`` = MIN over TP ranks of free GiB after CUDA context + NCCL, then the TP imbalance check;
+3. weight load (target; on 0.5.23 also the NEXTN/MTP draft) - a CUDA OOM if it does not fit;
+4. the target worker's pool sizing (profile, mamba split, tokens, request cap) with the version's errors;
+5. worker asserts; then, outside SGLang's checks, the runtime headroom left in the non-static slack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import struct
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..versions import UnsupportedVersionError, resolve_version
+from .errors import BudgetInputError
+from .model_spec import ModelSpec, build_model_spec
+from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
+                       resolve_args, runtime_needs, size_pools)
+from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header)
+
+__all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "CONTEXT_OVERHEAD_GIB",
+           "NCCL_OVERHEAD_GIB"]
+
+# Free memory SGLang no longer sees at its baseline when only nvidia-smi's figure is known: the CUDA
+# context of the scheduler process, and NCCL + custom all-reduce buffers when TP > 1. These are
+# estimates (public A6000/H100 logs show 0.5-0.8 GiB between nvidia-smi free and "Load weight begin").
+CONTEXT_OVERHEAD_GIB = 0.5
+NCCL_OVERHEAD_GIB = 0.19
+# A fix must still fit when the baseline is this much lower than assumed (estimates are not exact).
+FIX_MARGIN_GIB = 0.5
+
+_SM_BY_NAME = (("B200", 100), ("B100", 100), ("GB200", 100), ("H200", 90), ("H100", 90), ("H800", 90),
+               ("H20", 90), ("GH200", 90), ("L40", 89), ("L4", 89), ("4090", 89), ("5090", 120),
+               ("A6000", 86), ("A40", 86), ("A10", 86), ("3090", 86), ("A100", 80), ("A800", 80), ("V100", 70),
+               ("T4", 75))
+
+_MODEL_CACHE: Dict[Tuple[int, ...], Tuple[ModelSpec, Optional[int], str, Any]] = {}
+_WEIGHT_CACHE: Dict[Tuple[int, int, int], WeightBreakdown] = {}
+
+
+# ------------------------------------------------------------------------------------------------
+# Inputs
+# ------------------------------------------------------------------------------------------------
+def load_model_dir(path: str) -> Dict[str, Any]:
+    """Read config.json, hf_quant_config.json, the safetensors index (or headers) from a model directory."""
+    if os.path.isfile(path):
+        path = os.path.dirname(path) or "."
+    cfg_path = os.path.join(path, "config.json")
+    if not os.path.isfile(cfg_path):
+        raise BudgetInputError("model", f"no config.json in {path}",
+                               "point model at the checkpoint directory (the one holding config.json)")
+    out: Dict[str, Any] = {"path": path}
+    for key, name in (("config", "config.json"), ("hf_quant_config", "hf_quant_config.json"),
+                      ("safetensors_index", "model.safetensors.index.json")):
+        p = os.path.join(path, name)
+        if os.path.isfile(p):
+            try:
+                with open(p, encoding="utf-8") as handle:
+                    out[key] = json.load(handle)
+            except (OSError, ValueError) as exc:
+                raise BudgetInputError(f"model.{key}", f"{p} is not valid JSON ({exc})",
+                                       "restore the file from the model repository") from None
+    if "safetensors_index" not in out:
+        shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
+        if shards:
+            out["safetensors_headers"] = [read_safetensors_header(os.path.join(path, f)) for f in shards]
+    return out
+
+
+def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[Dict[str, Any]]]:
+    if isinstance(model, ModelSpec):
+        return model, None, "shapes", None
+    if isinstance(model, str):
+        model = load_model_dir(model)
+    if not isinstance(model, dict):
+        raise BudgetInputError("model", f"expected a dict with 'config' (or a ModelSpec), got {type(model).__name__}",
+                               "pass {'config': <parsed config.json>} or a model directory")
+    if "config" not in model and "architectures" in model:
+        model = {"config": model}
+    if "config" not in model and model.get("path"):
+        model = dict(load_model_dir(model["path"]), **{k: v for k, v in model.items() if v is not None})
+    config = model.get("config")
+    parts = (config, model.get("hf_quant_config"), model.get("safetensors_index"), model.get("safetensors_headers"))
+    key = tuple(id(x) for x in parts)
+    cached = _MODEL_CACHE.get(key)
+    if cached is not None and cached[3] is not parts[0]:
+        cached = None
+    if cached is None:
+        spec = build_model_spec(config, model.get("hf_quant_config"))
+        total, source = checkpoint_total_bytes(model.get("safetensors_index"), model.get("safetensors_headers"))
+        cached = (spec, total, source, config)  # keeps the config alive so its id() stays unique
+        if len(_MODEL_CACHE) > 256:
+            _MODEL_CACHE.clear()
+        _MODEL_CACHE[key] = cached
+    return cached[0], cached[1], cached[2], model.get("weights")
+
+
+def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
+             override: Optional[Dict[str, Any]]) -> WeightBreakdown:
+    if override:
+        return WeightBreakdown(
+            target_param_bytes=int(override.get("target_param_bytes", 0)),
+            target_buffer_bytes=int(override.get("target_buffer_bytes", 0)),
+            draft_param_bytes=int(override.get("draft_param_bytes", 0)),
+            draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
+            draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
+            checkpoint_total_bytes=total)
+    key = (id(spec), tp, ep, total or 0)
+    wb = _WEIGHT_CACHE.get(key)
+    if wb is None:
+        wb = compute_weights(spec, tp, ep, total, source)
+        _WEIGHT_CACHE[key] = wb
+    return wb
+
+
+def _sm(gpu: Dict[str, Any]) -> int:
+    cc = gpu.get("compute_capability")
+    if cc:
+        m = re.match(r"^\s*(\d+)\.(\d+)", str(cc))
+        if m:
+            return int(m.group(1)) * 10 + int(m.group(2))
+    name = str(gpu.get("name", "")).upper()
+    for key, sm in _SM_BY_NAME:
+        if key in name:
+            return sm
+    return 80
+
+
+def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
+    val = gpu.get(key)
+    if val is None or val == "":
+        return None
+    try:
+        val = float(val)
+    except (TypeError, ValueError):
+        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be a number, got {val!r}",
+                               "pass the nvidia_gpu_info facts or numbers in MiB") from None
+    if val < 0:
+        raise BudgetInputError(f"gpus[{idx}].{key}", f"must not be negative, got {val}", "pass MiB figures")
+    return val
+
+
+def _gpu_baselines(gpus: Any, tp: int) -> Tuple[List[Dict[str, Any]], float, List[str]]:
+    """Per-rank (total, free, pre) in GiB for the first ``tp`` GPUs, and the MiB the heuristics read."""
+    if not isinstance(gpus, list) or not gpus:
+        raise BudgetInputError("gpus", "must be a non-empty list of GPUs",
+                               "pass nvidia_gpu_info's gpus, or declare [{name: ..., memory_total_mib: ...}]")
+    if len(gpus) < tp:
+        raise BudgetInputError("gpus", f"{len(gpus)} GPU(s) given but tp_size is {tp}",
+                               f"declare at least {tp} GPUs or lower --tp-size")
+    notes: List[str] = []
+    totals = []
+    ranks = []
+    for i, g in enumerate(gpus):
+        if not isinstance(g, dict):
+            raise BudgetInputError(f"gpus[{i}]", "must be a dict", "give name and memory_total_mib")
+        total = _num(g, "memory_total_mib", i)
+        if total is None or total <= 0:
+            raise BudgetInputError(f"gpus[{i}].memory_total_mib", "is missing or zero",
+                                   "give each GPU's memory.total in MiB (nvidia-smi --query-gpu=memory.total)")
+        totals.append(total)
+    for i, g in enumerate(gpus[:tp]):
+        total = totals[i]
+        pre_direct = _num(g, "pre_model_load_gib", i)
+        free = _num(g, "memory_free_mib", i)
+        used = _num(g, "memory_used_mib", i)
+        overhead = CONTEXT_OVERHEAD_GIB + (NCCL_OVERHEAD_GIB if tp > 1 else 0.0)
+        if pre_direct is not None:
+            free_gib, pre = pre_direct + overhead, pre_direct
+        else:
+            if free is None:
+                free = total - used if used is not None else total
+                notes.append(f"gpus[{i}]: free memory not given; assumed "
+                             f"{'total - used' if used is not None else 'the whole card'}")
+            free_gib = free / 1024
+            pre = free_gib - overhead
+        ranks.append({"index": g.get("index", i), "name": g.get("name", "GPU"), "total_gib": total / 1024,
+                      "free_gib": free_gib, "pre_model_load_gib": pre})
+    if any(_num(g, "pre_model_load_gib", i) is None for i, g in enumerate(gpus[:tp])):
+        notes.append(f"pre_model_load = free - {CONTEXT_OVERHEAD_GIB} GiB CUDA context"
+                     + (f" - {NCCL_OVERHEAD_GIB} GiB NCCL/custom all-reduce" if tp > 1 else "")
+                     + " (estimate; SGLang logs the real value as 'Load weight begin. avail mem=')")
+    return ranks, min(totals), notes
+
+
+def _f32(x: float) -> float:
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# Core
+# ------------------------------------------------------------------------------------------------
+def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
+          ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], version: str,
+          env: Dict[str, str]) -> Dict[str, Any]:
+    r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
+    _check_parallel(spec, r)
+    wb = _weights(spec, r.tp, r.ep, total, source, override)
+    out: Dict[str, Any] = {"resolved": r, "weights": wb, "error": None, "sizing": None, "root_cause": "none"}
+    cell = cell_size(spec, r)
+    per_req = mamba_per_req(spec, r)
+    out["cell"], out["per_req"] = cell, per_req
+    pre_list = [x["pre_model_load_gib"] for x in ranks]
+    pre = min(pre_list)
+    if r.tp > 1:
+        pre = _f32(pre)
+    out["pre"] = pre
+    try:
+        if r.context_error:
+            raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
+        if r.tp > 1:
+            local = max(pre_list)
+            if pre < local * 0.9:
+                min_name = "min_per_gpu_memory" if version == "0.5.9" else "pre_model_load_memory"
+                msg = MSG_IMBALANCE.format(min_name=min_name, pre=pre, local=local, local09=local * 0.9)
+                if str(env.get("SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "1")).lower() in ("0", "false", "no"):
+                    out.setdefault("extra_warnings", []).append({"id": "tp_memory_imbalance", "message": msg})
+                else:
+                    raise StartupError("RuntimeError", msg, "tp_memory_imbalance")
+        eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
+        load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
+        if version != "0.5.9" and eagle and spec.has_mtp_head:
+            load += (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
+        if load >= pre:
+            raise StartupError("torch.OutOfMemoryError",
+                               f"CUDA out of memory while loading weights: {load:.2f} GiB per GPU needed, "
+                               f"{pre:.2f} GiB free after CUDA context and NCCL", "cuda_oom_weights")
+        out["sizing"] = size_pools(spec, wb, r, pre, cell, per_req)
+    except StartupError as exc:
+        out["error"] = exc
+        out["root_cause"] = exc.root_cause
+    return out
+
+
+def _check_parallel(spec: ModelSpec, r: Resolved) -> None:
+    tp = r.tp
+    if tp < 1:
+        raise BudgetInputError("server_args.tp_size", f"must be >= 1, got {tp}", "use a positive --tp-size")
+    if spec.num_heads % r.attn_tp:
+        raise BudgetInputError("server_args.tp_size",
+                               f"tp_size {tp} does not divide num_attention_heads {spec.num_heads}",
+                               f"use a tp_size that divides {spec.num_heads}")
+    if spec.num_kv_heads % r.attn_tp and r.attn_tp % spec.num_kv_heads:
+        raise BudgetInputError("server_args.tp_size",
+                               f"tp_size {tp} and num_key_value_heads {spec.num_kv_heads} divide neither way",
+                               "use a tp_size that divides the KV heads or is a multiple of them")
+    if spec.family == "gdn" and spec.linear_num_value_heads % r.attn_tp:
+        raise BudgetInputError("server_args.tp_size",
+                               f"tp_size {tp} does not divide linear_num_value_heads {spec.linear_num_value_heads}",
+                               "use a tp_size that divides the linear-attention value heads")
+    if spec.family == "mamba2" and spec.mamba_num_heads % r.attn_tp:
+        raise BudgetInputError("server_args.tp_size",
+                               f"tp_size {tp} does not divide mamba_num_heads {spec.mamba_num_heads}",
+                               "use a tp_size that divides the mamba heads")
+    mfs = r.mem_fraction_static
+    if not (0 < mfs < 1):
+        raise BudgetInputError("server_args.mem_fraction_static", f"must be inside (0, 1), got {mfs}",
+                               "pass a fraction such as 0.85, or omit it for SGLang's default")
+
+
+def _normalize_args(server_args: Any, version: str) -> Dict[str, Any]:
+    if server_args is None:
+        return {}
+    if not isinstance(server_args, dict):
+        raise BudgetInputError("server_args", f"must be a dict keyed by SGLang dest names, got "
+                                              f"{type(server_args).__name__}", "pass e.g. {'tp_size': 2}")
+    args = {str(k).lstrip("-").replace("-", "_"): v for k, v in server_args.items()}
+    try:  # the flag validator types and normalises values when it is present
+        from ..flag_validator import validate_server_args  # type: ignore
+    except ImportError:
+        validate_server_args = None
+    if validate_server_args is not None:
+        try:
+            res = validate_server_args(args, version)
+        except Exception:  # noqa: BLE001 - the validator's own errors are reported by its own caller
+            res = None
+        if isinstance(res, dict):
+            norm = res.get("normalized") or res.get("args") or res.get("server_args")
+            if isinstance(norm, dict):
+                args = dict(args, **norm)
+    for key in ("mem_fraction_static", "mamba_full_memory_ratio", "swa_full_tokens_ratio"):
+        if args.get(key) is not None:
+            try:
+                args[key] = float(args[key])
+            except (TypeError, ValueError):
+                raise BudgetInputError(f"server_args.{key}", f"must be a number, got {args[key]!r}",
+                                       "pass a decimal such as 0.85") from None
+    for key in ("tp_size", "context_length", "max_running_requests", "max_mamba_cache_size", "page_size",
+                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+                "chunked_prefill_size", "max_total_tokens", "cuda_graph_max_bs", "cuda_graph_max_bs_decode"):
+        if args.get(key) is not None:
+            try:
+                args[key] = int(args[key])
+            except (TypeError, ValueError):
+                raise BudgetInputError(f"server_args.{key}", f"must be an integer, got {args[key]!r}",
+                                       "pass a whole number") from None
+            if args[key] < 0:
+                raise BudgetInputError(f"server_args.{key}", f"must not be negative, got {args[key]}",
+                                       "pass a positive number")
+    if args.get("mem_fraction_static") is not None and not 0 < args["mem_fraction_static"] < 1:
+        raise BudgetInputError("server_args.mem_fraction_static",
+                               f"must be inside (0, 1), got {args['mem_fraction_static']}",
+                               "pass a fraction such as 0.85, or omit it for SGLang's default")
+    return args
+
+
+def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
+    try:
+        rv = resolve_version(str(sglang_version), allow_nearest=allow_nearest_profile)
+    except UnsupportedVersionError as exc:
+        raise BudgetInputError("sglang_version", str(exc), "pin 0.5.9 or 0.5.23, or set allow_nearest_profile")
+    args = _normalize_args(server_args, rv.profile)
+    tp = int(args.get("tp_size") or args.get("tensor_parallel_size") or 1)
+    spec, total, source, override = _model_inputs(model)
+    ranks, gpu_mem, notes = _gpu_baselines(gpus, tp * int(args.get("pp_size") or 1))
+    env = {str(k): str(v) for k, v in (env or {}).items()}
+    return rv, args, spec, total, source, override, ranks[:tp], gpu_mem, _sm(gpus[0]), notes, env
+
+
+# ------------------------------------------------------------------------------------------------
+# Verdict
+# ------------------------------------------------------------------------------------------------
+def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict[str, str]], Dict[str, float]]:
+    r: Resolved = core["resolved"]
+    warnings = list(core.get("extra_warnings", []))
+    if core["error"] is not None:
+        return "fails", core["root_cause"], warnings, {}
+    s: Sizing = core["sizing"]
+    warnings += s.warnings
+    needs = runtime_needs(spec, core["weights"], r, s, core["cell"], core["per_req"])
+    slack = core["pre"] * (1 - r.mem_fraction_static)
+    hard = sum(v for k, v in needs.items() if k != "graphs_and_activations" and v > 0)
+    headroom = slack - sum(needs.values())
+    verdict, root = "fits", "none"
+    if slack < hard:
+        return "fails", "cuda_oom_cuda_graph", warnings + [{
+            "id": "cuda_graph_headroom_low",
+            "message": f"the non-static slack {slack:.2f} GiB cannot hold what SGLang allocates after sizing "
+                       f"({hard:.2f} GiB: " + ", ".join(f"{k} {v:.2f}" for k, v in needs.items() if v > 0
+                                                         and k != "graphs_and_activations") + ")"}], needs
+    if headroom < 0:
+        # SGLang's reserve heuristic is generous (it prices 1.5 MiB per prefill token); below it is a warning,
+        # below half of it capture is likely to OOM and the launch counts as degraded.
+        graphs = needs.get("graphs_and_activations", 0.0)
+        warnings.append({"id": "cuda_graph_headroom_low",
+                         "message": f"slack {slack:.2f} GiB leaves {slack - hard:.2f} GiB after post-sizing "
+                                    f"allocations, below SGLang's own {graphs:.2f} GiB estimate for CUDA graphs and "
+                                    f"prefill activations; capture may OOM (lower --cuda-graph-max-bs or "
+                                    f"--chunked-prefill-size, not raise --mem-fraction-static)"})
+        if slack - hard < graphs / 2:
+            verdict, root = "degraded", "cuda_oom_cuda_graph"
+    if s.max_total_num_tokens < r.context_len:
+        warnings.append({"id": "kv_pool_smaller_than_context",
+                         "message": f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length "
+                                    f"{r.context_len}; one full-length request cannot fit"})
+        verdict = "degraded"
+        root = root if root != "none" else "kv_pool_too_small"
+    if any(w["id"] == "max_running_requests_capped" for w in s.warnings):
+        verdict = "degraded"
+        if root == "none":
+            root = "mamba_pool_too_small" if spec.is_mambaish else "kv_pool_too_small"
+    return verdict, root, warnings, needs
+
+
+def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
+    r: Resolved = core["resolved"]
+    wb: WeightBreakdown = core["weights"]
+    head = f"SGLang {r.version}, {spec.architecture}, TP {r.tp}, mem_fraction_static {r.mem_fraction_static:.3f}, " \
+           f"pre {core['pre']:.2f} GiB, weights {wb.target_param_bytes / GIB:.2f} GiB/GPU"
+    if core["error"] is not None:
+        return f"{verdict}: {head}: {core['error'].etype}: {core['error'].message}"
+    s: Sizing = core["sizing"]
+    tail = f"{s.max_total_num_tokens} KV tokens, max_running_requests {s.max_running_requests}, " \
+           f"context {r.context_len}"
+    if spec.is_mambaish:
+        tail += f", {s.mamba_slots} mamba slots"
+    return f"{verdict}: {head}: {tail}"
+
+
+def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, version, env) -> Optional[float]:
+    """Smallest fraction (0.001 steps) at which the sizing raises nothing."""
+    def ok(m: float) -> bool:
+        c = _core(spec, total, source, override, ranks, gpu_mem, sm, dict(args, mem_fraction_static=m), version, env)
+        return c["error"] is None
+
+    lo, hi = 1, 999
+    if not ok(hi / 1000):
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid / 1000):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi / 1000
+
+
+def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False,
+             env: Optional[Dict[str, str]] = None, with_fixes: bool = True) -> Dict[str, Any]:
+    """Predict what ``sglang_version`` does at startup for this model, GPUs and flags (JSON-safe dict)."""
+    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
+        model, gpus, server_args, sglang_version, allow_nearest_profile, env)
+    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
+    verdict, root, warnings, needs = _verdict(spec, core)
+    r: Resolved = core["resolved"]
+    wb: WeightBreakdown = core["weights"]
+    s: Optional[Sizing] = core["sizing"]
+    if rv.confidence == "nearest":
+        warnings.append({"id": "nearest_profile", "message": f"no profile for SGLang {rv.requested}; "
+                                                             f"used {rv.profile}"})
+    for n in notes + r.notes:
+        warnings.append({"id": "assumption", "message": n})
+    eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.has_mtp_head
+    draft_gib = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB if eagle else 0.0
+    slack_needs = sum(needs.values()) if needs else 0.0
+    per_gpu = []
+    for rank in ranks:
+        slack = core["pre"] * (1 - r.mem_fraction_static)
+        per_gpu.append({
+            "index": rank["index"], "name": rank["name"], "total_gib": round(rank["total_gib"], 3),
+            "free_gib": round(rank["free_gib"], 3), "pre_model_load_gib": round(rank["pre_model_load_gib"], 3),
+            "weights_gib": round((wb.target_param_bytes + wb.target_buffer_bytes) / GIB, 3),
+            "draft_gib": round(draft_gib, 3),
+            "mamba_pool_gib": round((s.mamba_main_gib + s.mamba_spec_gib) if s else 0.0, 3),
+            "kv_pool_gib": round(s.kv_pool_gib if s else 0.0, 3),
+            "headroom_gib": round(slack - slack_needs, 3) if s else None,
+        })
+    min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
+    err = core["error"]
+    result = {
+        "sglang_version": rv.requested, "profile": rv.profile, "confidence": rv.confidence,
+        "verdict": verdict, "root_cause": root, "message": _message(spec, core, verdict),
+        "error": {"type": err.etype, "message": err.message} if err else None,
+        "warnings": warnings,
+        "resolved_args": r.to_dict(),
+        "budget": {
+            "per_gpu": per_gpu,
+            "totals": {
+                "max_total_num_tokens": s.max_total_num_tokens if s else None,
+                "swa_max_total_num_tokens": s.swa_tokens if s else None,
+                "max_running_requests": s.max_running_requests if s else None,
+                "mamba_slots": s.mamba_slots if s and spec.is_mambaish else None,
+                "context_len": r.context_len,
+                "mem_fraction_static": round(r.mem_fraction_static, 5),
+                "min_viable_mem_fraction_static": min_mfs,
+                "cell_size_bytes": core["cell"]["cell"],
+                "mamba_state_per_req_bytes": core["per_req"] or None,
+                "weights_source": wb.source,
+                "runtime_needs_gib": {k: round(v, 3) for k, v in needs.items()},
+            },
+        },
+        "fixes": [],
+    }
+    if with_fixes and verdict != "fits":
+        result["fixes"] = _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env,
+                                        gpus)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixes
+# ------------------------------------------------------------------------------------------------
+_VERDICT_RANK = {"fits": 0, "degraded": 1, "fails": 2}
+_SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_cache_size": 0, "tp_size": 0,
+                "context_length": 1, "mamba_ssm_dtype": 1, "speculative_num_steps": 2,
+                "speculative_algorithm": 2}
+
+
+def _quick(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, margin: float = 0.0):
+    if margin:
+        ranks = [dict(x, pre_model_load_gib=x["pre_model_load_gib"] - margin) for x in ranks]
+    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, version, env)
+    verdict, root, warnings, needs = _verdict(spec, core)
+    return core, verdict
+
+
+def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, gpus) -> List[Dict[str, Any]]:
+    base = (spec, total, source, override, ranks, gpu_mem, sm)
+    r0 = resolve_args(spec, args, version, gpu_mem, sm, env)
+    candidates: List[Dict[str, Any]] = []
+
+    def robust(changes: Dict[str, Any]) -> Optional[Tuple[Dict[str, Any], str]]:
+        new = dict(args)
+        for k, v in changes.items():
+            if v is None:
+                new.pop(k, None)
+            else:
+                new[k] = v
+        try:
+            core, verdict = _quick(*base, new, version, env)
+            _, v_margin = _quick(*base, new, version, env, margin=FIX_MARGIN_GIB)
+        except BudgetInputError:
+            return None
+        if verdict == "fails":
+            return None
+        if v_margin == "fails" or (_VERDICT_RANK[v_margin] > _VERDICT_RANK[verdict]):
+            verdict = "degraded" if verdict == "fits" else verdict
+        return core, verdict
+
+    def add(changes: Dict[str, Any], summary: str) -> None:
+        got = robust(changes)
+        if got is None:
+            return
+        core, verdict = got
+        s = core["sizing"]
+        candidates.append({"changes": changes, "verdict": verdict, "max_total_num_tokens": s.max_total_num_tokens,
+                           "max_running_requests": s.max_running_requests, "summary": summary})
+
+    R = r0.max_running_requests
+    spec_on = r0.spec_algorithm is not None
+    base_core, base_verdict = _quick(*base, args, version, env)
+    # 1. max_running_requests: largest that fits (with margin); only when the launch fails, since lowering it
+    #    never adds capacity to a launch that starts
+    upper = R if R is not None else 4096
+    best = None
+    if base_verdict != "fails":
+        upper = 0
+    lo, hi = 1, upper - (1 if R is not None else 0)
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        got = robust({"max_running_requests": mid})
+        if got is not None and got[1] == "fits":
+            best = mid
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    if best is not None:
+        add({"max_running_requests": best}, f"cap concurrency at {best} requests")
+    # 2. minimum mem_fraction_static that fits and leaves the runtime slack
+    for step in range(max(1, int(r0.mem_fraction_static * 1000) + 1), 991):
+        m = step / 1000
+        got = robust({"mem_fraction_static": m})
+        if got is not None and got[1] == "fits":
+            add({"mem_fraction_static": m}, f"raise --mem-fraction-static to {m}")
+            break
+    # 3. bf16 SSM state
+    if spec.is_mambaish and r0.mamba_ssm_dtype == "float32":
+        add({"mamba_ssm_dtype": "bfloat16"}, "store the recurrent SSM state in bfloat16 (halves it; lower precision)")
+    # 4. shorter context
+    ctx = r0.context_len
+    for c in (ctx // 2, ctx // 4, 32768, 16384, 8192):
+        if 0 < c < ctx:
+            got = robust({"context_length": c})
+            if got is not None and got[1] == "fits":
+                add({"context_length": c}, f"shorten --context-length to {c}")
+                break
+    # 5. more TP
+    tp = r0.tp
+    if len(gpus) >= 2 * tp:
+        add({"tp_size": 2 * tp}, f"spread the model over {2 * tp} GPUs")
+    # 6. fewer draft tokens / no speculation
+    if spec_on:
+        if (r0.spec_draft_tokens or 0) > 2:
+            add({"speculative_num_steps": 1, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 2},
+                "speculate 1 step (2 draft tokens)")
+        add({"speculative_algorithm": None, "speculative_num_steps": None, "speculative_eagle_topk": None,
+             "speculative_num_draft_tokens": None}, "turn speculative decoding off")
+    # 7. explicit mamba slots
+    if spec.is_mambaish and version != "0.5.9" and not r0.disable_radix_cache:
+        for k in (64, 48, 32, 24, 16, 8):
+            got = robust({"max_mamba_cache_size": k})
+            if got is not None and got[1] == "fits":
+                add({"max_mamba_cache_size": k}, f"pin the mamba pool to {k} slots")
+                break
+
+    def key(c):
+        kind = max(_SIDE_EFFECT.get(k, 1) for k in c["changes"])
+        ctx_ok = min(1.0, c["max_total_num_tokens"] / max(1, ctx))
+        return (_VERDICT_RANK[c["verdict"]], kind, -(c["max_running_requests"] * ctx_ok),
+                -c["max_total_num_tokens"])
+
+    seen = set()
+    out = []
+    for c in sorted(candidates, key=key):
+        sig = json.dumps(c["changes"], sort_keys=True)
+        if sig not in seen:
+            seen.add(sig)
+            out.append(c)
+    return out
+
+
+def find_fixes(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False,
+               env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
+    """Concrete flag changes that make the launch fit, each re-evaluated, ranked by least capacity lost."""
+    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
+        model, gpus, server_args, sglang_version, allow_nearest_profile, env)
+    return _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env, gpus)
+
+
+def core_tokens(model: Any, gpus: Any, server_args: Any, sglang_version: str,
+                env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """The sizing alone (no fixes, no fraction search): what the benchmark and the fix search time."""
+    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
+        model, gpus, server_args, sglang_version, False, env)
+    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
+    s = core["sizing"]
+    return {"error": core["error"], "max_total_num_tokens": s.max_total_num_tokens if s else None,
+            "max_running_requests": s.max_running_requests if s else None, "mamba_slots": s.mamba_slots if s else None}

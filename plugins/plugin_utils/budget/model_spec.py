@@ -1,0 +1,408 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A model's memory-relevant shape, read from a real Hugging Face ``config.json`` the way SGLang reads it.
+
+Sources (SGLang 0.5.9 and 0.5.23 wheels, package-relative):
+- context length: ``utils/hf_transformers_utils.py:get_context_length`` (0.5.9) and
+  ``utils/hf_transformers/common.py:get_context_length`` (0.5.23): the first of
+  ``max_sequence_length, seq_length, max_seq_len, model_max_length, max_position_embeddings`` times the
+  rope factor, where the factor is 1 when ``original_max_position_embeddings`` is present or the rope type
+  is ``llama3``.
+- hybrid GDN layers: ``configs/qwen3_next.py``: linear layers are those with
+  ``(l + 1) % full_attention_interval != 0``; ``layer_types`` is not read.
+- mamba2 hybrids: ``configs/nemotron_h.py``: ``hybrid_override_pattern`` (M mamba, * attention,
+  - MLP, E MoE).
+- hybrid SWA: ``configs/model_config.py:is_hybrid_swa_model`` / ``get_hybrid_layer_ids``.
+- mamba SSM dtype: ``configs/mamba_utils.py:mamba2_state_dtype`` (env/flag > config > float32).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from .errors import BudgetInputError
+
+DTYPE_BYTES = {
+    "float32": 4, "float": 4, "fp32": 4,
+    "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2,
+    "float8_e4m3fn": 1, "fp8": 1,
+}
+
+_CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+
+# Architectures per family; SGLang class names as they appear in ``architectures``.
+FAMILIES: Dict[str, Tuple[str, ...]] = {
+    "dense": ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"),
+    "moe": ("Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM", "Glm4MoeForCausalLM"),
+    "mla": ("DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"),
+    "swa": ("GptOssForCausalLM",),
+    "gdn": ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+            "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"),
+    "mamba2": ("NemotronHForCausalLM",),
+}
+ARCH_FAMILY = {arch: fam for fam, archs in FAMILIES.items() for arch in archs}
+
+# configs/model_config.py multimodal_model_archs (the subset this engine models).
+MULTIMODAL_ARCHS = frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"})
+
+
+def supported_architectures() -> str:
+    return ", ".join(sorted(ARCH_FAMILY))
+
+
+@dataclass
+class QuantSpec:
+    """How the checkpoint stores linear weights."""
+
+    method: Optional[str] = None          # fp8 | awq | gptq | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4 | compressed-tensors
+    block: Optional[Tuple[int, int]] = None  # fp8 block size; None = per-tensor
+    bits: int = 16
+    group_size: int = 128
+    not_converted: Tuple[str, ...] = ()   # module-name patterns left in the model dtype
+    per_module: Dict[str, str] = field(default_factory=dict)   # modelopt MIXED_PRECISION: "<layer>.<suffix>" -> algo
+    kv_cache_fp8: bool = False            # checkpoint declares FP8 KV (kv_cache_quant_algo)
+    desc_act: bool = False
+
+    def algo_for(self, layer: Optional[int], name: str) -> Optional[str]:
+        """The storage format of one linear module (``None`` = model dtype)."""
+        if self.method is None:
+            return None
+        full = name if layer is None else f"layers.{layer}.{name}"
+        for pat in self.not_converted:
+            rx = re.escape(pat).replace(r"\*", r"[^.]*")
+            if re.search(r"(^|\.)" + rx + r"($|\.)", full) or pat == name.rsplit(".", 1)[-1]:
+                return None
+        if self.method == "modelopt_mixed":
+            if layer is None:
+                return None
+            return self.per_module.get(full)
+        return self.method
+
+
+@dataclass
+class ModelSpec:
+    """Everything the budget engine needs about one checkpoint (text model, vision tower, draft head)."""
+
+    architecture: str
+    family: str
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    intermediate_size: int
+    vocab_size: int
+    tie_embeddings: bool
+    dtype_bytes: int
+    max_position_embeddings: int
+    derived_context_len: int
+    rotary_dim: int
+    rope_cache_len: int
+    attention_bias: bool = False
+    qk_norm: bool = False
+    attn_output_gate: bool = False
+    # per-layer layout: (mixer, ffn); mixer in full|swa|linear|mamba|none, ffn in dense|moe|none
+    layers: List[Tuple[str, str]] = field(default_factory=list)
+    # MoE
+    num_experts: int = 0
+    moe_intermediate_size: int = 0
+    shared_expert_intermediate_size: int = 0
+    gated_mlp: bool = True
+    router_bias: bool = False
+    # MLA
+    q_lora_rank: Optional[int] = None
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    # sliding window
+    sliding_window: Optional[int] = None
+    # GDN (Qwen3-Next / 3.5 / 3.6)
+    linear_num_key_heads: int = 0
+    linear_num_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel_dim: int = 0
+    # mamba2 (Nemotron-H)
+    mamba_num_heads: int = 0
+    mamba_head_dim: int = 0
+    mamba_n_groups: int = 0
+    ssm_state_size: int = 0
+    conv_kernel: int = 0
+    mamba_ssm_dtype: Optional[str] = None   # from the config; None = not declared
+    # speculative heads declared by the checkpoint
+    num_nextn_predict_layers: Optional[int] = None
+    mtp_num_hidden_layers: int = 0
+    # multimodal
+    is_multimodal: bool = False
+    vision: Optional[Dict[str, Any]] = None
+    quant: QuantSpec = field(default_factory=QuantSpec)
+    raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ---- derived views -------------------------------------------------------------------------
+    @property
+    def full_attention_layer_ids(self) -> List[int]:
+        return [i for i, (m, _) in enumerate(self.layers) if m == "full"]
+
+    @property
+    def swa_layer_ids(self) -> List[int]:
+        return [i for i, (m, _) in enumerate(self.layers) if m == "swa"]
+
+    @property
+    def state_layer_ids(self) -> List[int]:
+        """Layers that keep a recurrent (GDN or mamba2) state instead of KV."""
+        return [i for i, (m, _) in enumerate(self.layers) if m in ("linear", "mamba")]
+
+    @property
+    def is_mambaish(self) -> bool:
+        return self.family in ("gdn", "mamba2")
+
+    @property
+    def is_hybrid_swa(self) -> bool:
+        return self.family == "swa"
+
+    @property
+    def is_mla(self) -> bool:
+        return self.family == "mla"
+
+    @property
+    def has_mtp_head(self) -> bool:
+        return bool(self.num_nextn_predict_layers) or self.mtp_num_hidden_layers > 0
+
+
+def _need(cfg: Dict[str, Any], key: str, where: str) -> Any:
+    if key not in cfg or cfg[key] is None:
+        raise BudgetInputError(
+            f"model.config.{where}{key}", "is missing from config.json",
+            "pass the model's real config.json from its Hugging Face repository (unmodified)")
+    return cfg[key]
+
+
+def _int(cfg: Dict[str, Any], key: str, where: str, default: Any = None) -> int:
+    value = cfg.get(key, default)
+    if value is None:
+        return _need(cfg, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise BudgetInputError(f"model.config.{where}{key}", f"must be a non-negative number, got {value!r}",
+                               "pass the model's real config.json")
+    return int(value)
+
+
+def derive_context_length(text_cfg: Dict[str, Any]) -> int:
+    """SGLang's ``get_context_length`` (identical in 0.5.9 and 0.5.23)."""
+    rope = text_cfg.get("rope_scaling")
+    factor = 1
+    if rope:
+        factor = rope.get("factor", 1)
+        if "original_max_position_embeddings" in rope or rope.get("rope_type") == "llama3":
+            factor = 1
+    for key in _CONTEXT_KEYS:
+        val = text_cfg.get(key)
+        if val is not None:
+            return int(factor * val)
+    return 2048
+
+
+def _rope_cache(text_cfg: Dict[str, Any], rotary_dim: int, max_pos: int) -> int:
+    """Rows of the fp32 ``cos_sin_cache`` SGLang's rotary module allocates at construction."""
+    rope = text_cfg.get("rope_scaling") or {}
+    kind = rope.get("rope_type") or rope.get("type")
+    if kind in ("yarn", "deepseek_yarn") and rope.get("original_max_position_embeddings"):
+        # YaRN caches original_max_position * factor rows (layers/rotary_embedding.py YaRNScaling*).
+        return int(rope["original_max_position_embeddings"] * rope.get("factor", 1))
+    return max_pos
+
+
+def _quant(cfg: Dict[str, Any], text: Dict[str, Any], hf_quant: Optional[Dict[str, Any]]) -> QuantSpec:
+    qc = cfg.get("quantization_config") or text.get("quantization_config")
+    if hf_quant and isinstance(hf_quant.get("quantization"), dict):
+        q = hf_quant["quantization"]
+        algo = str(q.get("quant_algo") or "").upper()
+        kv_fp8 = str(q.get("kv_cache_quant_algo") or "").upper() == "FP8"
+        excl = tuple(q.get("exclude_modules") or ())
+        if algo == "MIXED_PRECISION":
+            per = {}
+            for name, spec in (q.get("quantized_layers") or {}).items():
+                m = re.search(r"layers\.(\d+)\.(.+)$", name)
+                if not m:
+                    continue
+                a = str(spec.get("quant_algo", "")).upper()
+                per[f"layers.{m.group(1)}.{m.group(2)}"] = "modelopt_fp4" if "NVFP4" in a else "modelopt_fp8"
+            return QuantSpec(method="modelopt_mixed", per_module=per, kv_cache_fp8=kv_fp8, not_converted=excl)
+        if "FP4" in algo:
+            return QuantSpec(method="modelopt_fp4", bits=4, group_size=16, not_converted=excl, kv_cache_fp8=kv_fp8)
+        if "FP8" in algo:
+            return QuantSpec(method="modelopt_fp8", bits=8, not_converted=excl, kv_cache_fp8=kv_fp8)
+        return QuantSpec(kv_cache_fp8=kv_fp8)
+    if not qc:
+        return QuantSpec()
+    method = str(qc.get("quant_method") or "").lower()
+    skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignored_layers") or qc.get("ignore") or ())
+    kv_fp8 = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
+    if method == "fp8":
+        block = qc.get("weight_block_size")
+        return QuantSpec(method="fp8", block=tuple(block) if block else None, bits=8, not_converted=skip,
+                         kv_cache_fp8=kv_fp8)
+    if method in ("awq", "awq_marlin", "gptq", "gptq_marlin"):
+        return QuantSpec(method="gptq" if method.startswith("gptq") else "awq", bits=int(qc.get("bits", 4)),
+                         group_size=int(qc.get("group_size", 128) or 128), not_converted=skip,
+                         desc_act=bool(qc.get("desc_act", False)))
+    if method == "mxfp4":
+        return QuantSpec(method="mxfp4", bits=4, group_size=32, not_converted=skip)
+    if method == "modelopt":
+        algo = str(qc.get("quant_algo", "")).upper()
+        return QuantSpec(method="modelopt_fp4" if "FP4" in algo else "modelopt_fp8", bits=4 if "FP4" in algo else 8,
+                         group_size=16, not_converted=skip + tuple(qc.get("exclude_modules") or ()),
+                         kv_cache_fp8=kv_fp8)
+    if method == "compressed-tensors":
+        groups = qc.get("config_groups") or {}
+        bits = 16
+        for g in groups.values():
+            w = (g or {}).get("weights") or {}
+            if w.get("num_bits"):
+                bits = int(w["num_bits"])
+        kv = qc.get("kv_cache_scheme") or {}
+        return QuantSpec(method="fp8" if bits == 8 else ("gptq" if bits == 4 else None), bits=bits, block=None,
+                         not_converted=tuple(qc.get("ignore") or ()), kv_cache_fp8=kv.get("num_bits") == 8)
+    raise BudgetInputError("model.config.quantization_config.quant_method", f"{method!r} is not modelled",
+                           "use an fp8, awq, gptq, modelopt (nvfp4/fp8), mxfp4 or compressed-tensors checkpoint, "
+                           "or pass model.safetensors.index.json so the weight bytes are read, not derived")
+
+
+def _gdn_layers(text: Dict[str, Any], n: int) -> List[str]:
+    interval = _int(text, "full_attention_interval", "text_config.", 4)
+    return ["linear" if (i + 1) % interval != 0 else "full" for i in range(n)]
+
+
+def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = None) -> ModelSpec:
+    """Parse a real HF ``config.json`` dict (plus an optional ``hf_quant_config.json``) into a ModelSpec."""
+    if not isinstance(config, dict) or not config:
+        raise BudgetInputError("model.config", "is not a JSON object (config.json missing, empty or malformed)",
+                               "point model at the directory holding the model's config.json, or pass its parsed dict")
+    archs = config.get("architectures")
+    if not isinstance(archs, list) or not archs or not isinstance(archs[0], str):
+        raise BudgetInputError("model.config.architectures", "is missing or not a list of class names",
+                               "use the unmodified config.json of the checkpoint")
+    arch = archs[0]
+    family = ARCH_FAMILY.get(arch)
+    if family is None:
+        raise BudgetInputError(
+            "model.config.architectures", f"{archs!r} is not a supported architecture",
+            f"supported families: dense GQA, MoE, MLA, SWA, hybrid GDN, mamba2 hybrid ({supported_architectures()})")
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    where = "text_config." if text is not config else ""
+    hidden = _int(text, "hidden_size", where)
+    n_layers = _int(text, "num_hidden_layers", where)
+    heads = _int(text, "num_attention_heads", where)
+    kv_heads = _int(text, "num_key_value_heads", where, heads)
+    head_dim = int(text.get("head_dim") or text.get("attention_head_dim") or hidden // max(heads, 1))
+    vocab = _int(text, "vocab_size", where)
+    tie = bool(config.get("tie_word_embeddings", text.get("tie_word_embeddings", False)))
+    dtype = str(text.get("torch_dtype") or text.get("dtype") or config.get("torch_dtype") or config.get("dtype")
+                or "bfloat16")
+    dtype_bytes = DTYPE_BYTES.get(dtype.replace("torch.", ""), 2)
+    if dtype_bytes == 4:
+        dtype_bytes = 4  # SGLang keeps float32 checkpoints in float32 unless --dtype says otherwise
+    max_pos = _int(text, "max_position_embeddings", where, 2048)
+    rope_params = text.get("rope_parameters") or {}
+    partial = float(text.get("partial_rotary_factor", rope_params.get("partial_rotary_factor", 1.0)) or 1.0)
+    rotary_dim = int(text.get("rotary_dim") or head_dim * partial)
+    spec = ModelSpec(
+        architecture=arch, family=family, hidden_size=hidden, num_layers=n_layers, num_heads=heads,
+        num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
+        intermediate_size=int(text.get("intermediate_size") or 0), vocab_size=vocab, tie_embeddings=tie,
+        dtype_bytes=dtype_bytes, max_position_embeddings=max_pos, derived_context_len=derive_context_length(text),
+        rotary_dim=rotary_dim, rope_cache_len=_rope_cache(text, rotary_dim, max_pos),
+        attention_bias=bool(text.get("attention_bias", arch == "Qwen2ForCausalLM")),
+        qk_norm=arch in ("Qwen3ForCausalLM", "Qwen3MoeForCausalLM") or bool(text.get("use_qk_norm"))
+        or family == "gdn",
+        quant=_quant(config, text, hf_quant_config), raw_text_config=text,
+        num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
+        mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),
+        is_multimodal=arch in MULTIMODAL_ARCHS and not config.get("language_model_only", False),
+        vision=config.get("vision_config") if arch in MULTIMODAL_ARCHS else None,
+    )
+    if arch in MULTIMODAL_ARCHS:
+        spec.is_multimodal = True
+    ffn = "dense"
+    if family in ("moe", "gdn") and (text.get("num_experts") or text.get("num_local_experts")
+                                     or text.get("n_routed_experts")):
+        ffn = "moe"
+    if family == "moe" or ffn == "moe":
+        spec.num_experts = int(text.get("num_experts") or text.get("num_local_experts") or text.get("n_routed_experts"))
+        spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or text.get("intermediate_size"))
+        shared = text.get("shared_expert_intermediate_size")
+        if shared is None and text.get("n_shared_experts"):
+            shared = int(text["n_shared_experts"]) * spec.moe_intermediate_size
+        spec.shared_expert_intermediate_size = int(shared or 0)
+        spec.router_bias = bool(text.get("use_routing_bias")) or arch == "Glm4MoeForCausalLM"
+    if family == "dense" or family == "moe":
+        first_dense = int(text.get("first_k_dense_replace", 0) or 0)
+        sparse_step = int(text.get("decoder_sparse_step", 1) or 1)
+        mlp_only = set(text.get("mlp_only_layers") or [])
+        spec.layers = [("full", "moe" if family == "moe" and i >= first_dense and (i + 1) % sparse_step == 0
+                        and i not in mlp_only else "dense") for i in range(n_layers)]
+    elif family == "mla":
+        spec.q_lora_rank = text.get("q_lora_rank")
+        spec.kv_lora_rank = _int(text, "kv_lora_rank", where)
+        spec.qk_nope_head_dim = _int(text, "qk_nope_head_dim", where)
+        spec.qk_rope_head_dim = _int(text, "qk_rope_head_dim", where)
+        spec.v_head_dim = _int(text, "v_head_dim", where)
+        spec.head_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim
+        spec.rotary_dim = spec.qk_rope_head_dim
+        spec.rope_cache_len = _rope_cache(text, spec.rotary_dim, max_pos)
+        spec.num_experts = int(text.get("n_routed_experts") or 0)
+        spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or 0)
+        spec.shared_expert_intermediate_size = int(text.get("n_shared_experts") or 0) * spec.moe_intermediate_size
+        spec.router_bias = text.get("topk_method") == "noaux_tc"
+        first_dense = int(text.get("first_k_dense_replace", 0) or 0)
+        freq = int(text.get("moe_layer_freq", 1) or 1)
+        spec.layers = [("full", "moe" if spec.num_experts and i >= first_dense and i % freq == 0 else "dense")
+                       for i in range(n_layers)]
+    elif family == "swa":
+        types = text.get("layer_types")
+        if isinstance(types, list) and len(types) == n_layers:
+            mix = ["swa" if t == "sliding_attention" else "full" for t in types]
+        else:  # configs/model_config.py get_hybrid_layer_ids for GptOss: even layers slide
+            mix = ["swa" if i % 2 == 0 else "full" for i in range(n_layers)]
+        spec.sliding_window = _int(text, "sliding_window", where)
+        spec.num_experts = int(text.get("num_local_experts") or 0)
+        spec.moe_intermediate_size = int(text.get("intermediate_size"))
+        spec.attention_bias = True
+        spec.router_bias = True
+        spec.layers = [(m, "moe") for m in mix]
+    elif family == "gdn":
+        spec.linear_num_key_heads = _int(text, "linear_num_key_heads", where)
+        spec.linear_num_value_heads = _int(text, "linear_num_value_heads", where)
+        spec.linear_key_head_dim = _int(text, "linear_key_head_dim", where)
+        spec.linear_value_head_dim = _int(text, "linear_value_head_dim", where)
+        spec.linear_conv_kernel_dim = _int(text, "linear_conv_kernel_dim", where)
+        spec.attn_output_gate = bool(text.get("attn_output_gate", True))
+        spec.mamba_ssm_dtype = text.get("mamba_ssm_dtype")
+        spec.layers = [(m, ffn) for m in _gdn_layers(text, n_layers)]
+    elif family == "mamba2":
+        pattern = _need(text, "hybrid_override_pattern", where)
+        if not isinstance(pattern, str) or len(pattern) != n_layers or not re.fullmatch(r"[*\-ME]+", pattern):
+            raise BudgetInputError("model.config.hybrid_override_pattern",
+                                   "must be a string of M, *, - and E with one character per layer",
+                                   "use the unmodified Nemotron-H config.json")
+        kind = {"M": ("mamba", "none"), "*": ("full", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
+        spec.layers = [kind[c] for c in pattern]
+        spec.mamba_num_heads = _int(text, "mamba_num_heads", where)
+        spec.mamba_head_dim = _int(text, "mamba_head_dim", where)
+        spec.mamba_n_groups = _int(text, "n_groups", where)
+        spec.ssm_state_size = _int(text, "ssm_state_size", where)
+        spec.conv_kernel = _int(text, "conv_kernel", where)
+        spec.gated_mlp = False
+        spec.mamba_ssm_dtype = text.get("mamba_ssm_dtype")
+        if "E" in pattern:
+            spec.num_experts = int(text.get("n_routed_experts") or 0)
+            spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or 0)
+            spec.shared_expert_intermediate_size = int(text.get("moe_shared_expert_intermediate_size") or 0)
+            spec.router_bias = True
+    if heads and kv_heads and heads % kv_heads:
+        raise BudgetInputError(f"model.config.{where}num_key_value_heads",
+                               f"{kv_heads} does not divide num_attention_heads {heads}",
+                               "use the unmodified config.json")
+    return spec

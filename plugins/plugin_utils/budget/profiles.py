@@ -1,0 +1,624 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Per-version argument resolution and startup sizing, replayed from SGLang's source.
+
+0.5.9 (wheel paths): ``server_args.py`` ``_handle_gpu_memory_settings`` (:911-1069),
+``_handle_mamba_radix_cache`` (:1699-1764), ``_handle_speculative_decoding`` (:2352-2450),
+``model_executor/model_runner.py`` (:828-851 baseline + imbalance, :590-600 max_running_requests),
+``model_executor/model_runner_kv_cache_mixin.py`` (:98-419 cell, profile, handle_max_mamba_cache,
+init_memory_pool), ``managers/tp_worker.py`` (:282-294 asserts).
+
+0.5.23: ``arg_groups/memory_hook.py`` (:89-343 buckets and default fraction, :357-399 graph reserve),
+``arg_groups/overrides.py`` (:453-487 mamba radix strategy), ``arg_groups/speculative_hook.py``,
+``mem_cache/kv_cache_configurator.py`` (:2990-3060 profile, :3062-3088 mamba ratio, :3119-3172
+max_num_reqs, :3229-3409 mamba pool split), ``model_executor/pool_configurator.py`` (:94-99, :220-320,
+:637-647, hybrid SWA), ``distributed/bootstrap.py`` (:441-452 imbalance).
+
+Everything here is plain arithmetic on floats and ints so that one sizing costs microseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional
+
+from .errors import BudgetInputError
+from .model_spec import ModelSpec
+from .weights import WeightBreakdown
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+# Architectures whose radix cache goes through the hybrid-mamba strategy logic.
+MAMBA_RADIX_ARCHS_059 = {
+    "Qwen3NextForCausalLM": True, "Qwen3_5ForConditionalGeneration": True,
+    "Qwen3_5MoeForConditionalGeneration": True, "NemotronHForCausalLM": False,
+}  # value: supports extra_buffer (server_args.py:1548-1605)
+MAMBA_EXTRA_BUFFER_ARCHS_0523 = {
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "NemotronHForCausalLM",
+}
+# auto_choose_speculative_params (0.5.9 server_args.py:5741-5775; same table in 0.5.23)
+SPEC_553_ARCHS = {"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"}
+
+SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+KV_DTYPE_BYTES = {"fp8_e5m2": 1, "fp8_e4m3": 1, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2,
+                  "float32": 4, "mxfp8": 1}
+
+MSG_NOT_ENOUGH_059 = ("Not enough memory. Please try to increase --mem-fraction-static. "
+                      "Current value: self.server_args.mem_fraction_static={mfs!r}")
+MSG_NOT_ENOUGH_0523 = "Not enough memory. Please try to increase --mem-fraction-static."
+MSG_CONTEXT = ("Warning: User-specified context_length ({ctx}) is greater than the derived context_length "
+               "({derived}). This may lead to incorrect model outputs or CUDA errors. Note that the derived "
+               "context_length may differ from max_position_embeddings in the model's config. To allow overriding "
+               "this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
+MSG_IMBALANCE = ("The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+                 "{min_name}={pre!r}, local_gpu_memory={local!r}, local_gpu_memory * 0.9={local09!r}")
+MSG_KV_NO_ROOM_0523 = ("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={mfs}. "
+                       "Raise --mem-fraction-static above {sugg:.3f} (minimum viable = 1 - available/pre = "
+                       "{minv:.4f}). If using speculative decoding, draft weights are now counted.")
+MSG_MAMBA_ZERO_0523 = ("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+                       "max_mamba_cache_size={k} (total_rest_memory={rest:.2f} GB, mamba_cache_per_req={mb:.2f} MB). "
+                       "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, "
+                       "(3) reduce --speculative-num-draft-tokens, or (4) use GPUs with more memory.")
+MSG_MAMBA_REQS_0523 = ("Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
+                       "max_mamba_cache_size={k}, mamba_ratio={ratio}, resulting max_num_reqs={n}. "
+                       "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, or "
+                       "(3) use GPUs with more memory.")
+MSG_REQS_ZERO = "max_running_request is zero"
+MSG_POOL_SMALL = "Memory pool size is too small"
+
+
+class StartupError(Exception):
+    """SGLang would stop at startup with this exception (type name and exact message)."""
+
+    def __init__(self, etype: str, message: str, root_cause: str):
+        super().__init__(message)
+        self.etype = etype
+        self.message = message
+        self.root_cause = root_cause
+
+
+# ------------------------------------------------------------------------------------------------
+# Argument resolution
+# ------------------------------------------------------------------------------------------------
+def _opt(args: Dict[str, Any], *names: str) -> Any:
+    for n in names:
+        if args.get(n) is not None:
+            return args[n]
+    return None
+
+
+def _bucket(version: str, gpu_mem: Optional[float], tp: int):
+    """(chunked_prefill_size, decode cuda graph max_bs) for the card's total MiB."""
+    if gpu_mem is None:
+        return 4096, 160
+    if gpu_mem < 20 * 1024:
+        return 2048, 8
+    if gpu_mem < 35 * 1024:
+        return (2048, 24 if tp < 4 else 80) if version == "0.5.9" else (4096, 48 if tp < 4 else 160)
+    if gpu_mem < 60 * 1024:
+        return 4096, 32 if tp < 4 else 160
+    if gpu_mem < 160 * 1024:
+        return 8192, 256 if tp < 4 else 512
+    return 16384, 512
+
+
+def decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> List[int]:
+    if spec_on:
+        bs = (list(range(1, 9)) + list(range(10, 33, 2)) + list(range(40, 65, 4)) + list(range(72, 257, 8))
+              + list(range(272, max_bs + 1, 16)))
+    else:
+        bs = [1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16)) + list(range(512, max_bs + 1, 32))
+    bs = [b for b in bs if b <= max_bs]
+    if version != "0.5.9" and max_bs not in bs:
+        bs.append(max_bs)
+    return bs
+
+
+def prefill_graph_bs(max_bs: int) -> List[int]:
+    """0.5.23 ``generate_prefill_cuda_graph_batch_sizes`` (tokens)."""
+    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32)) + list(range(576, 1025, 64))
+             + list(range(1280, 4097, 256)) + list(range(4608, max_bs + 1, 512)))
+    return [s for s in sizes if s <= max_bs]
+
+
+def vlm_factor(spec: ModelSpec) -> float:
+    """``adjust_mem_fraction_for_vlm``: 0.95 x clamp(1 - 0.1 (L H^2 / (24 * 1024^2) - 1), 0.8, 1.05).
+
+    SGLang reads ``vision_config.num_hidden_layers`` (24 when absent; Qwen3.5 declares ``depth``)."""
+    v = spec.vision or {}
+    layers = v.get("num_hidden_layers", 24)
+    hidden = v.get("hidden_size", 1024)
+    ratio = layers * hidden ** 2 / (24 * 1024 ** 2)
+    return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
+
+
+@dataclass
+class Resolved:
+    version: str
+    tp: int
+    attn_tp: int
+    ep: int
+    gpu_mem_mib: Optional[float]
+    sm: int
+    mem_fraction_static: float
+    mfs_from_default: bool
+    chunked_prefill_size: int
+    cuda_graph_max_bs: int
+    cuda_graph_bs: List[int]
+    prefill_graph_sizes: int
+    disable_cuda_graph: bool
+    context_len: int
+    context_error: Optional[str]
+    spec_algorithm: Optional[str]
+    spec_steps: Optional[int]
+    spec_topk: Optional[int]
+    spec_draft_tokens: Optional[int]
+    draft_path_given: bool
+    max_running_requests: Optional[int]
+    max_running_requests_user: Optional[int]
+    disable_radix_cache: bool
+    mamba_strategy: Optional[str]
+    disable_overlap_schedule: bool
+    mamba_full_memory_ratio: float
+    max_mamba_cache_size: Optional[int]
+    mamba_ssm_dtype: str
+    page_size: int
+    kv_cache_dtype: str
+    kv_bytes: float
+    max_total_tokens: Optional[int]
+    swa_full_tokens_ratio: float
+    hybrid_swa: bool
+    enable_torch_compile: bool
+    env: Dict[str, str] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+    def to_dict(self) -> Dict[str, Any]:
+        out = dict(self.__dict__)
+        out.pop("env", None)
+        out["cuda_graph_bs"] = list(self.cuda_graph_bs)
+        return out
+
+
+def _bool_env(env: Dict[str, str], name: str, default: bool) -> bool:
+    if name not in env:
+        return default
+    return str(env[name]).strip().lower() in ("1", "true", "yes", "on")
+
+
+def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mib: Optional[float], sm: int,
+                 env: Dict[str, str]) -> Resolved:
+    """Replay the version's argument pipeline for the fields that decide memory."""
+    v059 = version == "0.5.9"
+    tp = int(_opt(args, "tp_size", "tensor_parallel_size", "tp") or 1)
+    dp = int(_opt(args, "dp_size") or 1)
+    pp = int(_opt(args, "pp_size") or 1)
+    attn_dp = dp if (args.get("enable_dp_attention") or (not v059 and args.get("attn_dp_size"))) else 1
+    if not v059 and args.get("attn_dp_size"):
+        attn_dp = int(args["attn_dp_size"])
+    attn_tp = max(1, tp // attn_dp)
+    ep = int(_opt(args, "ep_size", "expert_parallel_size") or 1)
+    mfs_user = _opt(args, "mem_fraction_static")
+    notes: List[str] = []
+
+    chunk_user = _opt(args, "chunked_prefill_size")
+    bs_user = _opt(args, "cuda_graph_max_bs") if v059 else _opt(args, "cuda_graph_max_bs_decode", "cuda_graph_max_bs")
+    chunk_def, bs_def = _bucket(version, gpu_mem_mib, tp)
+    chunk = int(chunk_user) if chunk_user is not None else chunk_def
+    max_bs = int(bs_user) if bs_user is not None else bs_def
+    mrr_user = _opt(args, "max_running_requests")
+    if not v059 and bs_user is None and mrr_user is not None and max_bs > int(mrr_user):
+        max_bs = int(mrr_user)  # memory_hook.py:182-188
+    algo = _opt(args, "speculative_algorithm")
+    algo = str(algo).upper() if algo else None
+    spec_on = algo is not None
+    disable_cuda_graph = bool(args.get("disable_cuda_graph"))
+    graph_bs = decode_graph_bs(max_bs, spec_on, version)
+    prefill_sizes = 0
+    if not v059 and not disable_cuda_graph and not args.get("disable_prefill_graph"):
+        prefill_max = min(8192, chunk) if spec.is_mla else chunk
+        prefill_sizes = len(prefill_graph_bs(prefill_max))
+
+    mfs_default = mfs_user is None
+    if mfs_user is not None:
+        mfs = float(mfs_user)
+    else:
+        act = max(chunk, 2048) if chunk > 0 else max(int(args.get("max_prefill_tokens") or 16384), 2048)
+        reserved = 512 + act * 1.5 + tp * pp / 8 * 1024
+        if v059:
+            reserved += max_bs * 2
+            if attn_dp > 1:
+                reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
+            if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
+                reserved = max(reserved, 10 * 1024)
+            if algo == "STANDALONE":
+                reserved += 6 * 1024
+            elif algo is not None and algo != "NGRAM":
+                reserved += 2 * 1024
+            mfs = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib else 0.88
+        else:
+            if not disable_cuda_graph:
+                reserved += max_bs * 2
+                reserved += (1.5 * 1024 if spec.is_mla else prefill_sizes * 8)
+            if attn_dp > 1:
+                reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
+            if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
+                reserved = max(reserved, 10 * 1024)
+            mfs = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib else 0.95
+        if spec.is_multimodal and not args.get("language_only") and not args.get("language_model_only"):
+            mfs = mfs * vlm_factor(spec)
+
+    # context length (configs/model_config.py _derive_context_length)
+    ctx_user = _opt(args, "context_length")
+    context_error = None
+    if ctx_user is not None and int(ctx_user) > spec.derived_context_len:
+        if _bool_env(env, "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", False):
+            notes.append("context_length above the derived maximum accepted through the env override")
+        else:
+            context_error = MSG_CONTEXT.format(ctx=int(ctx_user), derived=spec.derived_context_len)
+    context_len = int(ctx_user) if ctx_user is not None else spec.derived_context_len
+
+    # page size and attention backend
+    page = _opt(args, "page_size")
+    hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
+    attn_backend = _opt(args, "attention_backend")
+    if spec.family == "swa" and attn_backend in (None, "trtllm_mha") and sm >= 100:
+        hybrid_swa = False  # GPT-OSS with trtllm_mha disables hybrid SWA memory
+    if page is None:
+        page = 1
+        if not v059 and sm >= 100 and spec.family == "gdn" and spec.architecture.startswith("Qwen3_5") \
+                and attn_backend is None:
+            page = 64  # model_overrides/qwen3_5.py: trtllm_mha + page 64 on SM100
+    page = int(page)
+
+    # speculative defaults
+    mrr = int(mrr_user) if mrr_user is not None else None
+    steps = _opt(args, "speculative_num_steps")
+    topk = _opt(args, "speculative_eagle_topk")
+    draft = _opt(args, "speculative_num_draft_tokens")
+    disable_overlap = bool(args.get("disable_overlap_schedule"))
+    if algo == "NEXTN":
+        algo = "EAGLE"
+    if algo in ("EAGLE", "EAGLE3", "STANDALONE"):
+        if mrr is None:
+            mrr = 48
+        if steps is None:
+            if topk is not None or draft is not None:
+                raise BudgetInputError("server_args.speculative_num_steps",
+                                       "must be set when speculative_eagle_topk or speculative_num_draft_tokens is",
+                                       "set all three speculative flags, or none of them for SGLang's defaults")
+            steps, topk, draft = (5, 4, 8) if (spec.architecture in SPEC_553_ARCHS and algo != "STANDALONE") \
+                else (3, 1, 4)
+        topk = int(topk if topk is not None else 1)
+        steps = int(steps)
+        if topk == 1:
+            draft = steps + 1
+        draft = int(draft if draft is not None else steps + 1)
+        if v059:
+            disable_overlap = disable_overlap or not _bool_env(env, "SGLANG_ENABLE_SPEC_V2", False)
+    elif algo == "NGRAM":
+        if mrr is None:
+            mrr = 48
+    # hybrid mamba radix strategy
+    disable_radix = bool(args.get("disable_radix_cache"))
+    strategy = _opt(args, "mamba_scheduler_strategy", "mamba_radix_cache_strategy")
+    strategy = str(strategy) if strategy else "auto"
+    if spec.is_mambaish:
+        if v059:
+            if strategy == "auto":
+                strategy = "no_buffer"
+            if spec.architecture in MAMBA_RADIX_ARCHS_059 and not disable_radix and strategy != "extra_buffer":
+                if algo is None:
+                    disable_overlap = True
+                else:
+                    disable_radix = True
+                    notes.append("0.5.9 disables the radix cache: speculative decoding is not supported with the "
+                                 "no_buffer mamba radix cache (server_args.py:1759-1764)")
+        elif not disable_radix and strategy == "auto":
+            if (not disable_overlap or page > 1) and spec.architecture in MAMBA_EXTRA_BUFFER_ARCHS_0523 \
+                    and str(args.get("linear_attn_backend") or "triton") == "triton":
+                strategy = "extra_buffer"
+            else:
+                strategy = "no_buffer"
+                disable_overlap = True
+    ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
+    if ssm not in SSM_DTYPE_BYTES:
+        ssm = "float32"
+    kv_dtype = str(_opt(args, "kv_cache_dtype") or "auto")
+    if kv_dtype == "auto":
+        kv_bytes = 1 if spec.quant.kv_cache_fp8 else spec.dtype_bytes
+    elif kv_dtype in KV_DTYPE_BYTES:
+        kv_bytes = KV_DTYPE_BYTES[kv_dtype]
+    elif kv_dtype in ("fp4_e2m1", "nvfp4", "fp4_mx_block16"):
+        kv_bytes = 0.5 + 1 / 16
+    else:
+        raise BudgetInputError("server_args.kv_cache_dtype", f"{kv_dtype!r} is not a KV cache dtype",
+                               "use auto, fp8_e4m3, fp8_e5m2 or bf16")
+    ratio = _opt(args, "mamba_full_memory_ratio")
+    mmcs = _opt(args, "max_mamba_cache_size")
+    return Resolved(
+        version=version, tp=tp, attn_tp=attn_tp, ep=ep, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
+        mfs_from_default=mfs_default, chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, cuda_graph_bs=graph_bs,
+        prefill_graph_sizes=prefill_sizes, disable_cuda_graph=disable_cuda_graph, context_len=context_len,
+        context_error=context_error, spec_algorithm=algo, spec_steps=steps, spec_topk=topk, spec_draft_tokens=draft,
+        draft_path_given=bool(args.get("speculative_draft_model_path")), max_running_requests=mrr,
+        max_running_requests_user=int(mrr_user) if mrr_user is not None else None,
+        disable_radix_cache=disable_radix, mamba_strategy=strategy if spec.is_mambaish else None,
+        disable_overlap_schedule=disable_overlap,
+        mamba_full_memory_ratio=float(ratio) if ratio is not None else 0.9,
+        max_mamba_cache_size=int(mmcs) if mmcs is not None else None, mamba_ssm_dtype=ssm, page_size=page,
+        kv_cache_dtype=kv_dtype, kv_bytes=kv_bytes,
+        max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
+        swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
+        enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
+
+
+# ------------------------------------------------------------------------------------------------
+# Per-token and per-request sizes
+# ------------------------------------------------------------------------------------------------
+def _kv_heads(spec: ModelSpec, attn_tp: int) -> int:
+    return max(1, spec.num_kv_heads // attn_tp)  # model_config.get_num_kv_heads
+
+
+def kv_layer_bytes(spec: ModelSpec, r: Resolved) -> float:
+    """Bytes per token of one attention layer's KV."""
+    if spec.is_mla:
+        return (spec.kv_lora_rank + spec.qk_rope_head_dim) * r.kv_bytes
+    return _kv_heads(spec, r.attn_tp) * (spec.head_dim + spec.v_head_dim) * r.kv_bytes
+
+
+def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
+    """The per-token KV bytes SGLang divides the budget by, and the parts it is made of."""
+    per = kv_layer_bytes(spec, r)
+    if spec.is_mambaish:
+        n_full, n_swa = len(spec.full_attention_layer_ids), 0
+    elif r.hybrid_swa:
+        n_full, n_swa = len(spec.full_attention_layer_ids), len(spec.swa_layer_ids)
+    else:
+        n_full, n_swa = spec.num_layers, 0
+    if r.version == "0.5.9" or not r.hybrid_swa:
+        cell = per * (n_full + n_swa)
+    else:
+        cell = per * n_full + r.swa_full_tokens_ratio * per * n_swa
+    draft_layers = 0
+    if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.num_nextn_predict_layers:
+        draft_layers = int(spec.num_nextn_predict_layers)
+    if r.version != "0.5.9" and draft_layers and (n_full + n_swa) > 0:
+        # pool_configurator.py:259-314: the draft KV is budgeted when eagle_draft_num_layers is known
+        cell = int(cell) + int(int(cell) * draft_layers / (n_full if spec.is_mambaish else n_full + n_swa))
+        budgeted_draft = True
+    else:
+        budgeted_draft = False
+    return {"cell": cell if isinstance(cell, float) and not cell.is_integer() else int(cell), "per_layer": per,
+            "n_full": n_full, "n_swa": n_swa, "draft_budgeted": budgeted_draft,
+            "draft_layers": draft_layers or (1 if spec.has_mtp_head else 0)}
+
+
+def mamba_per_req(spec: ModelSpec, r: Resolved) -> int:
+    """``mamba_cache_per_req``: (conv numel x conv bytes + ssm numel x ssm bytes) x state layers."""
+    if not spec.is_mambaish:
+        return 0
+    tp = r.attn_tp
+    conv_bytes = SSM_DTYPE_BYTES.get(r.env.get("SGLANG_MAMBA_CONV_DTYPE", "bfloat16"), 2)
+    ssm_bytes = SSM_DTYPE_BYTES[r.mamba_ssm_dtype]
+    if spec.family == "gdn":
+        groups, heads = spec.linear_num_key_heads, spec.linear_num_value_heads
+        hd, state, kernel = spec.linear_value_head_dim, spec.linear_key_head_dim, spec.linear_conv_kernel_dim
+    else:
+        groups, heads = spec.mamba_n_groups, spec.mamba_num_heads
+        hd, state, kernel = spec.mamba_head_dim, spec.ssm_state_size, spec.conv_kernel
+    if groups % tp:
+        groups += tp - groups
+    conv_dim = heads * hd + 2 * groups * state
+    conv = (conv_dim // tp) * (kernel - 1)
+    ssm = (heads // tp) * hd * state
+    return (conv * conv_bytes + ssm * ssm_bytes) * len(spec.state_layer_ids)
+
+
+def mamba_ratio(r: Resolved) -> int:
+    if r.disable_radix_cache:
+        return 1
+    if r.version == "0.5.9":
+        if r.mamba_strategy == "extra_buffer":
+            return 3 + (1 if r.spec_algorithm is not None else 2)
+        return 3
+    skip = _bool_env(r.env, "SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK", False)
+    base = 3 - (1 if skip else 0)
+    if r.mamba_strategy in ("extra_buffer", "extra_buffer_lazy"):
+        lazy = r.mamba_strategy == "extra_buffer_lazy"
+        return base + (1 if lazy else (2 if not r.disable_overlap_schedule else 1))
+    return base + (1 if skip else 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Sizing
+# ------------------------------------------------------------------------------------------------
+@dataclass
+class Sizing:
+    max_total_num_tokens: int
+    max_running_requests: int
+    mamba_slots: int
+    swa_tokens: Optional[int]
+    rest_after_slack_gib: float
+    mamba_main_gib: float
+    mamba_spec_gib: float
+    kv_pool_gib: float
+    resident_gib: float
+    mm_reserve_gib: float
+    warnings: List[Dict[str, str]]
+
+
+def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, cell: Dict[str, Any],
+               per_req: int) -> Sizing:
+    """Replay the target worker's profile -> mamba split -> token count -> request cap, raising StartupError."""
+    v059 = r.version == "0.5.9"
+    spec_on = r.spec_algorithm is not None and r.spec_algorithm != "NGRAM"
+    eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
+    resident = wb.target_param_bytes + wb.target_buffer_bytes
+    if not v059 and eagle and (spec.has_mtp_head or r.draft_path_given):
+        resident += wb.draft_param_bytes + wb.draft_buffer_bytes  # draft loaded before sizing in 0.5.23
+    resident_gib = resident / GIB
+    avail = pre - resident_gib
+    mfs = r.mem_fraction_static
+    slack = pre * (1 - mfs)
+    mm = 0.0
+    if not v059 and spec.is_multimodal:
+        mm = float(r.env.get("SGLANG_VLM_CACHE_SIZE_MB", 100)) / 1024
+    rest = avail - slack - mm
+    warnings: List[Dict[str, str]] = []
+    K = 0
+    mamba_main = mamba_spec = 0.0
+    R = r.max_running_requests
+    D = r.spec_draft_tokens or 0
+    if spec.is_mambaish:
+        ratio = mamba_ratio(r)
+        if v059:
+            if spec_on:
+                rest -= per_req * R * D / GIB
+                mamba_spec = per_req * R * D / GIB
+            if r.max_mamba_cache_size is not None:
+                K = r.max_mamba_cache_size
+            elif r.disable_radix_cache and R is not None:
+                K = R
+            else:
+                K = int((rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB) // per_req)
+            mamba_main = K * per_req / GIB
+            rest -= mamba_main
+        else:
+            if r.max_mamba_cache_size is not None:
+                K = r.max_mamba_cache_size
+                if spec_on:
+                    capped = min(max(1, R), K // ratio)
+                    mamba_spec = per_req * (capped + 1) * D / GIB
+            elif r.disable_radix_cache and R is not None:
+                K = max(1, R)
+                if spec_on:
+                    mamba_spec = per_req * (K + 1) * D / GIB
+            else:
+                budget = rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
+                if spec_on:
+                    K = int((budget - per_req * (1 + D)) // (per_req * (1 + D / ratio)))
+                    capped = min(max(1, R), K // ratio)
+                    mamba_spec = per_req * (capped + 1) * D / GIB
+                else:
+                    K = int((budget - per_req) // per_req)
+            rest -= mamba_spec
+            if K <= 0:
+                raise StartupError("RuntimeError", MSG_MAMBA_ZERO_0523.format(k=K, rest=rest, mb=per_req / MIB),
+                                   "mamba_pool_too_small")
+            mamba_main = (K + 1) * per_req / GIB
+            rest -= mamba_main
+    if not v059 and rest <= 0:
+        minv = 1 - avail / pre
+        raise StartupError("ValueError", MSG_KV_NO_ROOM_0523.format(mfs=mfs, sugg=math.ceil(minv * 1000) / 1000,
+                                                                    minv=minv),
+                           "mamba_pool_too_small" if spec.is_mambaish and rest + mamba_main + mamba_spec > 0
+                           else "kv_pool_too_small")
+    cell_b = cell["cell"]
+    if v059:
+        tokens = int(rest * GIB) // cell_b if cell_b else 0
+        reqs = R if R is not None else min(max(int(tokens / r.context_len * 512), 2048), 4096)
+        if spec.is_mambaish:
+            reqs = min(reqs, K // mamba_ratio(r))
+    else:
+        tokens = int(int(rest * GIB) // cell_b) // r.page_size * r.page_size
+    if r.max_total_tokens is not None:
+        if r.max_total_tokens > tokens:
+            warnings.append({"id": "max_total_tokens_above_profile",
+                             "message": f"max_total_tokens={r.max_total_tokens} is larger than the profiled value "
+                                        f"{tokens}. Use the profiled value instead."})
+        tokens = min(tokens, r.max_total_tokens)
+    tokens = tokens // r.page_size * r.page_size
+    swa_tokens = None
+    if r.hybrid_swa and tokens > 0:
+        per = cell["per_layer"]
+        nf, ns = cell["n_full"], cell["n_swa"]
+        if v059:
+            total_mem = tokens * (per * nf + per * ns)
+            full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per * ns))
+        else:
+            full = tokens
+        swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
+        tokens = full // r.page_size * r.page_size
+        if not v059 and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
+            raise StartupError("ValueError",
+                               f"SWA pool ({swa_tokens} tokens) cannot hold even one request: the prefill admission "
+                               f"floor is sliding_window_size ({spec.sliding_window}) + page_size ({r.page_size}). "
+                               f"Increase --swa-full-tokens-ratio or the total KV budget.", "kv_pool_too_small")
+    if tokens <= 0:
+        msg = MSG_NOT_ENOUGH_059.format(mfs=mfs) if v059 else MSG_NOT_ENOUGH_0523
+        root = "kv_pool_too_small"
+        if spec.is_mambaish and (rest + mamba_main + mamba_spec) * GIB >= cell_b:
+            root = "mamba_pool_too_small"
+        raise StartupError("RuntimeError", msg, root)
+    if v059:
+        max_running = min(tokens // 2 if R is None else R, reqs)
+        if R is not None and max_running < R:
+            warnings.append({"id": "max_running_requests_capped",
+                             "message": f"max_running_requests is capped to {max_running} (requested {R}) by the "
+                                        f"mamba state cache ({K} slots, {mamba_ratio(r)} per request)"})
+    else:
+        est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
+        if R is not None:
+            reqs = min(max(1, R), tokens // 2)
+        else:
+            reqs = min(est, tokens // 2)
+        capped_by_mamba = False
+        if spec.is_mambaish:
+            ratio = mamba_ratio(r)
+            cap = K // ratio
+            if cap < reqs:
+                capped_by_mamba = True
+                warnings.append({"id": "max_running_requests_capped",
+                                 "message": f"max_running_requests is capped to {cap} by the mamba state cache "
+                                            f"(max_mamba_cache_size={K}, {ratio} state slots per request). To raise "
+                                            f"it: increase --mamba-full-memory-ratio or --max-mamba-cache-size, or "
+                                            f"halve the state size with --mamba-ssm-dtype bfloat16."})
+            reqs = min(reqs, cap)
+            if reqs <= 0:
+                raise StartupError("RuntimeError", MSG_MAMBA_REQS_0523.format(k=K, ratio=ratio, n=reqs),
+                                   "mamba_pool_too_small")
+        if R is not None and reqs < R and not capped_by_mamba:
+            warnings.append({"id": "max_running_requests_capped",
+                             "message": f"max_running_requests was reduced from the requested {R} to {reqs} (per dp "
+                                        f"worker) due to the available KV cache capacity."})
+        max_running = reqs
+    if max_running <= 0:
+        raise StartupError("AssertionError", MSG_REQS_ZERO, "kv_pool_too_small")
+    max_req_len = min(r.context_len - 1, tokens - 1)
+    if max_req_len <= 0 or max_req_len - 5 <= 0:
+        raise StartupError("AssertionError", MSG_POOL_SMALL, "kv_pool_too_small")
+    kv_gib = tokens * cell_b / GIB
+    return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=K,
+                  swa_tokens=swa_tokens, rest_after_slack_gib=avail - slack - mm, mamba_main_gib=mamba_main,
+                  mamba_spec_gib=mamba_spec, kv_pool_gib=kv_gib, resident_gib=resident_gib, mm_reserve_gib=mm,
+                  warnings=warnings)
+
+
+def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, cell: Dict[str, Any],
+                  per_req: int) -> Dict[str, float]:
+    """What must come out of the non-static slack after the pools exist (GiB), item by item.
+
+    Hard items are allocated for certain; ``graphs_and_activations`` is SGLang's own reserve heuristic
+    (512 MiB + 1.5 MiB per prefill token + 2 MiB per decode graph size + tp/8 GiB [+ 8 MiB per prefill graph])."""
+    v059 = r.version == "0.5.9"
+    eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
+    D = r.spec_draft_tokens or 0
+    needs: Dict[str, float] = {}
+    if eagle and spec.has_mtp_head:
+        if v059:
+            needs["draft_weights_peak"] = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
+        else:
+            needs["draft_embed_head_freed"] = -wb.draft_embed_head_bytes / GIB
+        if not cell["draft_budgeted"]:
+            needs["draft_kv_pool"] = (s.max_total_num_tokens + r.page_size) * cell["per_layer"] * \
+                max(1, cell["draft_layers"]) / GIB
+    if spec.is_mambaish and v059:
+        needs["mamba_padding_slots"] = (1 + (D if r.spec_algorithm else 0)) * per_req / GIB
+    needs["req_to_token"] = (s.max_running_requests + 1) * (r.context_len + 4 + D) * 4 / GIB
+    graph = 512 + max(r.chunked_prefill_size, 2048) * 1.5 + r.tp / 8 * 1024
+    if not r.disable_cuda_graph:
+        graph += 2 * min(r.cuda_graph_max_bs, s.max_running_requests) + 8 * r.prefill_graph_sizes
+    needs["graphs_and_activations"] = graph / 1024
+    return needs

@@ -1,0 +1,394 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Weight bytes per GPU, sharded the way SGLang's model classes shard them.
+
+Order of sources for the checkpoint's size: ``model.safetensors.index.json`` ``metadata.total_size``,
+then the safetensors headers (``read_safetensors_header`` reads the 8-byte length and the JSON header,
+never a tensor), then the architecture's shapes. The per-GPU split always comes from the shapes
+(SGLang's layers: ``VocabParallelEmbedding``/``ParallelLMHead`` pad the vocab to 64 and split it,
+``QKVParallelLinear`` replicates KV heads when ``kv_heads < tp``, norms and plain ``ReplicatedLinear``
+layers are copied to every rank, MoE experts are split over TP/EP, GDN ``A_log`` stays fp32). When the
+checkpoint's total is known, the per-GPU figure is the shape split scaled to that total.
+
+Buffers resident when the pool is sized: the fp32 RoPE ``cos_sin_cache`` (``cache_len x rotary_dim x 4``,
+one per process because ``_ROPE_DICT`` is shared), and for MLA the absorbed ``w_kc``/``w_vc`` copies that
+``post_load_weights`` creates in the model dtype.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from .errors import BudgetInputError
+from .model_spec import ModelSpec
+
+VOCAB_PAD = 64  # layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
+_SAFETENSORS_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "I64": 8,
+                            "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1, "F8_E8M0": 1, "U32": 4, "F4": 0.5}
+
+
+def read_safetensors_header(path: str) -> Dict[str, Any]:
+    """Return the JSON header of a ``.safetensors`` file, reading only its first 8 + N bytes."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(8)
+            if len(raw) != 8:
+                raise BudgetInputError("model.path", f"{path} is not a safetensors file (shorter than 8 bytes)",
+                                       "point model at the checkpoint directory")
+            (length,) = struct.unpack("<Q", raw)
+            if length <= 0 or length > 100 * 1024 * 1024:
+                raise BudgetInputError("model.path", f"{path} has an implausible safetensors header length {length}",
+                                       "check that the file is a complete safetensors shard")
+            header = handle.read(length)
+    except OSError as exc:
+        raise BudgetInputError("model.path", f"cannot read {path}: {exc.strerror}",
+                               "check the path and its permissions") from None
+    try:
+        return json.loads(header.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise BudgetInputError("model.path", f"{path} has a malformed safetensors header",
+                               "re-download the shard") from None
+
+
+def header_total_bytes(headers: Iterable[Dict[str, Any]]) -> int:
+    """Sum of tensor bytes described by safetensors headers (``data_offsets`` are exact)."""
+    total = 0
+    for header in headers:
+        for name, meta in header.items():
+            if name == "__metadata__" or not isinstance(meta, dict):
+                continue
+            start, end = meta.get("data_offsets", (0, 0))
+            total += int(end) - int(start)
+    return total
+
+
+def checkpoint_total_bytes(index: Optional[Dict[str, Any]], headers: Optional[List[Dict[str, Any]]]) -> Tuple[Optional[int], str]:
+    """The checkpoint's tensor bytes and where they came from."""
+    if index:
+        total = (index.get("metadata") or {}).get("total_size")
+        if isinstance(total, (int, float)) and total > 0:
+            return int(total), "safetensors_index"
+    if headers:
+        return header_total_bytes(headers), "safetensors_headers"
+    return None, "shapes"
+
+
+def _pad(n: int, to: int) -> int:
+    return (n + to - 1) // to * to
+
+
+@dataclass
+class Linear:
+    """One weight matrix on one rank: ``out x in`` elements, ``count`` copies (experts)."""
+
+    layer: Optional[int]
+    name: str
+    out: int
+    inp: int
+    count: int = 1
+    quantizable: bool = True
+    bias: int = 0
+    elem_bytes: Optional[float] = None   # fixed element size (norms in fp32, A_log)
+
+
+def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
+    n = lin.out * lin.inp
+    bias = lin.bias * spec.dtype_bytes
+    if lin.elem_bytes is not None:
+        return (n * lin.elem_bytes + bias) * lin.count
+    algo = spec.quant.algo_for(lin.layer, lin.name) if lin.quantizable else None
+    if algo is None:
+        per = n * spec.dtype_bytes
+    elif algo == "fp8":
+        block = spec.quant.block
+        scales = math.ceil(lin.out / block[0]) * math.ceil(lin.inp / block[1]) * 4 if block else 4
+        per = n + scales
+    elif algo == "modelopt_fp8":
+        per = n + 8
+    elif algo in ("awq", "gptq"):
+        g = spec.quant.group_size if spec.quant.group_size > 0 else lin.inp
+        groups = math.ceil(lin.inp / g)
+        per = n * spec.quant.bits / 8 + groups * lin.out * spec.quant.bits / 8 + groups * lin.out * 2
+        if algo == "gptq":
+            per += lin.inp * 4
+    elif algo == "modelopt_fp4":
+        per = n / 2 + n / 16 + 8
+    elif algo == "mxfp4":
+        per = n / 2 + n / 32
+    else:
+        per = n * spec.dtype_bytes
+    return (per + bias) * lin.count
+
+
+def _norm(layer: Optional[int], name: str, size: int) -> Linear:
+    return Linear(layer, name, size, 1, quantizable=False)
+
+
+def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
+    h, hd = spec.hidden_size, spec.head_dim
+    q_heads = spec.num_heads // tp
+    kv = max(1, spec.num_kv_heads // tp)
+    gate = 2 if spec.attn_output_gate else 1
+    bias = spec.attention_bias
+    out = [
+        Linear(i, "self_attn.q_proj", q_heads * hd * gate, h, bias=q_heads * hd * gate if bias else 0),
+        Linear(i, "self_attn.k_proj", kv * hd, h, bias=kv * hd if bias else 0),
+        Linear(i, "self_attn.v_proj", kv * hd, h, bias=kv * hd if bias else 0),
+        Linear(i, "self_attn.o_proj", h, q_heads * hd, bias=h if spec.family == "swa" else 0),
+    ]
+    if spec.qk_norm:
+        if spec.architecture == "MiniMaxM2ForCausalLM":
+            out += [_norm(i, "self_attn.q_norm", q_heads * hd), _norm(i, "self_attn.k_norm", kv * hd)]
+        else:
+            out += [_norm(i, "self_attn.q_norm", hd), _norm(i, "self_attn.k_norm", hd)]
+    if spec.family == "swa":  # attention sinks, one per local head
+        out.append(_norm(i, "self_attn.sinks", q_heads))
+    return out
+
+
+def _mla(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
+    h, heads = spec.hidden_size, spec.num_heads // tp
+    qk = spec.qk_nope_head_dim + spec.qk_rope_head_dim
+    out: List[Linear] = []
+    if spec.q_lora_rank:
+        out.append(Linear(i, "self_attn.fused_qkv_a_proj_with_mqa", spec.q_lora_rank + spec.kv_lora_rank
+                          + spec.qk_rope_head_dim, h))
+        out.append(_norm(i, "self_attn.q_a_layernorm", spec.q_lora_rank))
+        out.append(Linear(i, "self_attn.q_b_proj", heads * qk, spec.q_lora_rank))
+    else:
+        out.append(Linear(i, "self_attn.q_proj", heads * qk, h))
+        out.append(Linear(i, "self_attn.kv_a_proj_with_mqa", spec.kv_lora_rank + spec.qk_rope_head_dim, h))
+    out.append(_norm(i, "self_attn.kv_a_layernorm", spec.kv_lora_rank))
+    out.append(Linear(i, "self_attn.kv_b_proj", heads * (spec.qk_nope_head_dim + spec.v_head_dim), spec.kv_lora_rank))
+    out.append(Linear(i, "self_attn.o_proj", h, heads * spec.v_head_dim))
+    return out
+
+
+def _gdn(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
+    h = spec.hidden_size
+    kh, vh = spec.linear_num_key_heads, spec.linear_num_value_heads
+    kd, vd = spec.linear_key_head_dim, spec.linear_value_head_dim
+    conv_dim = 2 * kh * kd + vh * vd
+    return [
+        Linear(i, "linear_attn.in_proj_qkv", conv_dim // tp, h),
+        Linear(i, "linear_attn.in_proj_z", vh * vd // tp, h),
+        Linear(i, "linear_attn.in_proj_b", vh // tp, h),
+        Linear(i, "linear_attn.in_proj_a", vh // tp, h),
+        Linear(i, "linear_attn.conv1d", conv_dim // tp, spec.linear_conv_kernel_dim, quantizable=False),
+        Linear(i, "linear_attn.A_log", vh // tp, 1, elem_bytes=4),   # kept in fp32 (models/qwen3_next.py)
+        Linear(i, "linear_attn.dt_bias", vh // tp, 1, quantizable=False),
+        _norm(i, "linear_attn.norm", vd),
+        Linear(i, "linear_attn.out_proj", h, vh * vd // tp),
+    ]
+
+
+def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
+    h = spec.hidden_size
+    heads, hd, state = spec.mamba_num_heads, spec.mamba_head_dim, spec.ssm_state_size
+    groups = spec.mamba_n_groups
+    if groups % tp:
+        groups += tp - groups  # configs/mamba_utils.py extra_groups_for_head_shards
+    inter = heads * hd
+    conv_dim = inter + 2 * groups * state
+    bias = bool(spec.raw_text_config.get("use_conv_bias", True))
+    return [
+        Linear(i, "mixer.in_proj", (2 * inter + 2 * groups * state + heads) // tp, h),
+        Linear(i, "mixer.conv1d", conv_dim // tp, spec.conv_kernel, quantizable=False,
+               bias=conv_dim // tp if bias else 0),
+        Linear(i, "mixer.A", heads // tp, 1, elem_bytes=4),
+        Linear(i, "mixer.D", heads // tp, 1, elem_bytes=4),
+        Linear(i, "mixer.dt_bias", heads // tp, 1, elem_bytes=4),
+        _norm(i, "mixer.norm", inter // tp),
+        Linear(i, "mixer.out_proj", h, inter // tp),
+    ]
+
+
+def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1) -> List[Linear]:
+    h = spec.hidden_size
+    if spec.gated_mlp:
+        return [Linear(i, f"{prefix}.gate_proj", inter // tp, h, count=count),
+                Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count),
+                Linear(i, f"{prefix}.down_proj", h, inter // tp, count=count)]
+    return [Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count),
+            Linear(i, f"{prefix}.down_proj", h, inter // tp, count=count)]
+
+
+def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
+    h, e = spec.hidden_size, spec.num_experts
+    router_fp32 = spec.family in ("mamba2",)
+    out: List[Linear] = []
+    moe_tp = max(1, tp // ep)
+    local_experts = math.ceil(e / ep)
+    inter = spec.moe_intermediate_size
+    if spec.family == "swa":  # gpt-oss: fused gate_up with biases, router with bias
+        out.append(Linear(i, "mlp.router", e, h, quantizable=False, bias=e))
+        out.append(Linear(i, "mlp.experts.gate_up_proj", 2 * inter // moe_tp, h, count=local_experts,
+                          bias=2 * inter // moe_tp))
+        out.append(Linear(i, "mlp.experts.down_proj", h, inter // moe_tp, count=local_experts, bias=h))
+        return out
+    out.append(Linear(i, "mlp.gate", e, h, quantizable=False, elem_bytes=4 if router_fp32 else None))
+    if spec.router_bias:
+        out.append(Linear(i, "mlp.gate.e_score_correction_bias", e, 1, elem_bytes=4))
+    out += _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts)
+    if spec.shared_expert_intermediate_size:
+        out += _mlp(spec, i, spec.shared_expert_intermediate_size, tp, prefix="mlp.shared_expert")
+        if spec.family == "gdn":
+            out.append(Linear(i, "mlp.shared_expert_gate", 1, h, quantizable=False))
+    return out
+
+
+def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int) -> List[Linear]:
+    h = spec.hidden_size
+    out: List[Linear] = []
+    if mixer in ("full", "swa"):
+        out += _mla(spec, i, tp) if spec.is_mla else _attention(spec, i, tp)
+    elif mixer == "linear":
+        out += _gdn(spec, i, tp)
+    elif mixer == "mamba":
+        out += _mamba2(spec, i, tp)
+    if ffn == "dense":
+        out += _mlp(spec, i, spec.intermediate_size, tp)
+    elif ffn == "moe":
+        out += _moe(spec, i, tp, ep)
+    norms = 1 if spec.family == "mamba2" else 2
+    out += [_norm(i, f"norm{k}", h) for k in range(norms)]
+    return out
+
+
+def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True) -> List[Linear]:
+    rows = _pad(spec.vocab_size, VOCAB_PAD) // tp if tp > 1 else spec.vocab_size
+    out = [Linear(None, "embed_tokens", rows, spec.hidden_size, quantizable=False)]
+    if own_head and not spec.tie_embeddings:
+        out.append(Linear(None, "lm_head", rows, spec.hidden_size, quantizable=False))
+    return out
+
+
+def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
+    """Qwen3.5/3.6 ViT (models/qwen3_vl.py blocks), TP-sharded (``mm_enable_dp_encoder`` is off)."""
+    v = spec.vision or {}
+    if not v:
+        return []
+    h = int(v.get("hidden_size", 1152))
+    depth = int(v.get("depth") or v.get("num_hidden_layers") or 27)
+    inter = int(v.get("intermediate_size", 4304))
+    patch = int(v.get("patch_size", 16))
+    tpatch = int(v.get("temporal_patch_size", 2))
+    chans = int(v.get("in_channels", 3))
+    merge = int(v.get("spatial_merge_size", 2))
+    out_h = int(v.get("out_hidden_size", spec.hidden_size))
+    npos = int(v.get("num_position_embeddings", 2304))
+    m = h * merge * merge
+    rows = [Linear(None, "visual.patch_embed", h, chans * tpatch * patch * patch, quantizable=False, bias=h),
+            # pos_embed is a VocabParallelEmbedding in SGLang, so it is split over TP too
+            Linear(None, "visual.pos_embed", npos // tp, h, quantizable=False)]
+    for b in range(depth):
+        rows += [Linear(None, f"visual.blocks.{b}.norms", 4 * h, 1, quantizable=False),
+                 Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
+                 Linear(None, f"visual.blocks.{b}.attn.proj", h, h // tp, quantizable=False, bias=h),
+                 Linear(None, f"visual.blocks.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
+                 Linear(None, f"visual.blocks.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h)]
+    rows += [Linear(None, "visual.merger.norm", 2 * h, 1, quantizable=False),
+             Linear(None, "visual.merger.fc1", m // tp, m, quantizable=False, bias=m // tp),
+             Linear(None, "visual.merger.fc2", out_h, m // tp, quantizable=False, bias=out_h)]
+    return rows
+
+
+def target_linears(spec: ModelSpec, tp: int, ep: int = 1) -> List[Linear]:
+    rows = _embeddings(spec, tp)
+    for i, (mixer, ffn) in enumerate(spec.layers):
+        rows += _decoder_layer(spec, i, mixer, ffn, tp, ep)
+    rows.append(_norm(None, "norm", spec.hidden_size))
+    rows += _vision(spec, tp)
+    return rows
+
+
+def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = True) -> List[Linear]:
+    """The NEXTN/MTP draft head as SGLang builds it from the target checkpoint.
+
+    Qwen3.5/3.6 and Qwen3-Next (``models/qwen3_5_mtp.py``, ``qwen3_next_mtp.py``): replicated ``fc`` 2H->H,
+    two pre-fc norms, one full-attention decoder layer, a final norm and its own embedding + lm_head.
+    DeepSeek/GLM NextN (``models/deepseek_nextn.py``, ``glm4_moe_nextn.py``): replicated ``eh_proj``, enorm,
+    hnorm, one decoder layer, ``shared_head.norm`` and its own embedding + lm_head.
+    """
+    if not spec.has_mtp_head:
+        return []
+    h = spec.hidden_size
+    n = max(1, spec.mtp_num_hidden_layers or int(spec.num_nextn_predict_layers or 1))
+    idx = spec.num_layers  # checkpoint names the head after the last layer
+    ffn = "moe" if spec.num_experts else "dense"
+    rows: List[Linear] = []
+    if own_embed_head:
+        rows += _embeddings(spec, tp)
+    rows.append(Linear(None, "mtp.fc", h, 2 * h, quantizable=False))
+    rows += [_norm(None, "mtp.norms", 3 * h)]
+    for k in range(n):
+        rows += _decoder_layer(spec, idx + k, "full", ffn, tp, ep)
+    return rows
+
+
+def linears_bytes(rows: List[Linear], spec: ModelSpec) -> int:
+    return int(sum(_linear_bytes(r, spec) for r in rows))
+
+
+def rope_cache_bytes(spec: ModelSpec) -> int:
+    """The fp32 ``cos_sin_cache`` (rows x rotary_dim) allocated when the model is constructed."""
+    return spec.rope_cache_len * spec.rotary_dim * 4
+
+
+def mla_absorbed_bytes(spec: ModelSpec, tp: int) -> int:
+    """``w_kc``/``w_vc`` made by DeepseekV2 ``post_load_weights`` in the model dtype, per rank."""
+    if not spec.is_mla:
+        return 0
+    heads = spec.num_heads // tp
+    per_layer = heads * (spec.qk_nope_head_dim + spec.v_head_dim) * spec.kv_lora_rank * spec.dtype_bytes
+    return per_layer * spec.num_layers
+
+
+def gemma_norm_buffer_bytes(spec: ModelSpec) -> int:
+    """Qwen3.5/3.6 GemmaRMSNorm keeps a ``weight + 1`` copy per norm (input/post-attention norms, q/k norms,
+    final norm) as a buffer in the model dtype; the oracle counted ~1.3 MiB of them for Qwen3.6-27B."""
+    if not spec.architecture.startswith("Qwen3_5"):
+        return 0
+    n_full = len(spec.full_attention_layer_ids)
+    return (2 * spec.num_layers * spec.hidden_size + 2 * n_full * spec.head_dim + spec.hidden_size) * spec.dtype_bytes
+
+
+@dataclass
+class WeightBreakdown:
+    """Per-GPU bytes of one TP rank, and where the checkpoint total came from."""
+
+    target_param_bytes: int
+    target_buffer_bytes: int
+    draft_param_bytes: int
+    draft_buffer_bytes: int
+    draft_embed_head_bytes: int
+    source: str
+    checkpoint_total_bytes: Optional[int]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
+                    source: str = "shapes") -> WeightBreakdown:
+    """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE)."""
+    target = linears_bytes(target_linears(spec, tp, ep), spec)
+    draft_rows = draft_linears(spec, tp, ep)
+    draft = linears_bytes(draft_rows, spec)
+    embed_head = linears_bytes(_embeddings(spec, tp), spec) if draft_rows else 0
+    if checkpoint_total:
+        # Apportion the real total with the shape split: same fraction per rank as the shapes give.
+        full = linears_bytes(target_linears(spec, 1, 1), spec)
+        mtp_full = linears_bytes(draft_linears(spec, 1, 1, own_embed_head=False), spec)
+        shape_total = full + mtp_full
+        if shape_total > 0:
+            scale = checkpoint_total / shape_total
+            target = int(target * scale)
+            draft = int((draft - embed_head) * scale) + embed_head if draft_rows else 0
+    buffers = rope_cache_bytes(spec) + mla_absorbed_bytes(spec, tp) + gemma_norm_buffer_bytes(spec)
+    return WeightBreakdown(target_param_bytes=target, target_buffer_bytes=buffers, draft_param_bytes=draft,
+                           draft_buffer_bytes=0, draft_embed_head_bytes=embed_head, source=source,
+                           checkpoint_total_bytes=checkpoint_total)

@@ -909,6 +909,33 @@ def unpack(wheel: Path, version: str) -> Path:
     return root
 
 
+def namespace_renames(src: Source, server_args: ClassRef) -> dict[str, str]:
+    """``args.tp_size = args.tensor_parallel_size`` lines in ``ServerArgs.from_cli_args`` (0.5.9): the
+    ServerArgs field each argparse dest ends up in, where the two differ."""
+    try:
+        from_cli = src.class_attribute(server_args, "from_cli_args")
+    except Unresolved:
+        return {}
+    renames = {}
+    for stmt in from_cli.node.body:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
+                and isinstance(stmt.value, ast.Attribute)):
+            renames[stmt.value.attr] = stmt.targets[0].attr
+    return renames
+
+
+def allow_abbrev(src: Source) -> bool:
+    """Whether ``prepare_server_args`` builds its parser with argparse's prefix matching (the default)."""
+    prepare = src.global_value("sglang.srt.server_args", "prepare_server_args")
+    for node in ast.walk(prepare.node):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("ArgumentParser"):
+            for kw in node.keywords:
+                if kw.arg == "allow_abbrev":
+                    return bool(src.eval(kw.value, prepare.module))
+            return True
+    raise Unresolved("prepare_server_args builds no ArgumentParser")
+
+
 def build_catalog(version: str) -> dict:
     wheel = download_wheel(version)
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
@@ -917,16 +944,19 @@ def build_catalog(version: str) -> dict:
     add_cli_args = src.class_attribute(server_args, "add_cli_args")
     flags: list[Flag] = []
     walk_registration(src, add_cli_args, add_cli_args.node.args.args[0].arg, flags, set())
-    by_dest: dict[str, list] = {}
+    renamed = namespace_renames(src, server_args)
+    entries = []
     for flag in flags:
-        by_dest.setdefault(flag.dest, []).append(flag.option_strings[0])
-    entries = sorted((f.as_json() for f in flags), key=lambda f: f["option_strings"][0])
+        entry = flag.as_json()
+        entry["field"] = renamed.get(flag.dest, flag.dest)
+        entries.append(entry)
+    entries.sort(key=lambda f: f["option_strings"][0])
     return {
         "sglang_version": version,
         "wheel_filename": wheel.name,
         "wheel_sha256": digest,
         "generated_by": "scripts/gen_flag_catalog.py (ast over the wheel's source; nothing imported)",
-        "parser": {"prog": "sglang serve", "allow_abbrev": True},
+        "parser": {"builder": "sglang.srt.server_args.prepare_server_args", "allow_abbrev": allow_abbrev(src)},
         "flag_count": len(entries),
         "option_string_count": sum(len(f["option_strings"]) for f in entries),
         "flags": entries,

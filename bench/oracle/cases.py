@@ -1,0 +1,352 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Deterministic case generator for the SGLang sizing oracle.
+
+A case is the input of one SGLang startup: a model directory (a real
+config.json under tests/fixtures/model-configs), a GPU type and count, the free
+memory after CUDA context + NCCL (``pre_model_load_gib``), the server flags as
+passed on the CLI (``server_args``: dest -> value) and environment variables.
+
+``cases(version)`` returns the same logical grid for every version; flags whose
+name changed between versions are translated by :func:`version_args`.
+Incident rows carry ``expect``: the numbers the research notes state, which the
+fixture test checks against what SGLang's own code produced.
+"""
+
+from __future__ import annotations
+
+import random
+
+GPUS = {
+    # name: (nvidia-smi name, memory.total MiB, compute capability, SM count)
+    "RTX A6000": ("NVIDIA RTX A6000", 49140, (8, 6), 84),
+    "RTX 4090": ("NVIDIA GeForce RTX 4090", 24564, (8, 9), 128),
+    "L40S": ("NVIDIA L40S", 46068, (8, 9), 142),
+    "A100-40GB": ("NVIDIA A100-SXM4-40GB", 40960, (8, 0), 108),
+    "A100-80GB": ("NVIDIA A100-SXM4-80GB", 81920, (8, 0), 108),
+    "H100-80GB": ("NVIDIA H100 80GB HBM3", 81559, (9, 0), 132),
+    "H200": ("NVIDIA H200", 143771, (9, 0), 132),
+}
+
+# model dir -> (gpu/tp pairs that are plausible deployments, features)
+# features: "mtp" = has an MTP/NEXTN head (speculative variants),
+#           "mamba" = hybrid linear-attention/mamba (mamba flag variants).
+MODELS = {
+    "Qwen__Qwen3.6-27B": ([("RTX A6000", 2), ("L40S", 2), ("A100-80GB", 1), ("H100-80GB", 1),
+                           ("H100-80GB", 2), ("H200", 1), ("RTX 4090", 4), ("A100-40GB", 2),
+                           ("H100-80GB", 4), ("H200", 8)], {"mtp", "mamba"}),
+    "Qwen__Qwen3.5-27B": ([("RTX A6000", 2), ("H100-80GB", 1), ("A100-80GB", 2), ("L40S", 4),
+                           ("H200", 2)], {"mtp", "mamba"}),
+    "Qwen__Qwen3.5-35B-A3B": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2), ("A100-80GB", 2),
+                               ("L40S", 4), ("H100-80GB", 8)], {"mtp", "mamba"}),
+    "Qwen__Qwen3-Next-80B-A3B-Instruct": ([("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4),
+                                           ("RTX A6000", 8), ("H200", 4)], {"mtp", "mamba"}),
+    "meta-llama__Llama-3.1-8B-Instruct": ([("H100-80GB", 1), ("RTX 4090", 1), ("RTX A6000", 1),
+                                           ("L40S", 1), ("A100-40GB", 1), ("A100-80GB", 2)], set()),
+    "meta-llama__Llama-3.1-70B-Instruct": ([("H100-80GB", 2), ("H100-80GB", 4), ("A100-80GB", 4),
+                                            ("RTX A6000", 4), ("H200", 2), ("H200", 8)], set()),
+    "Qwen__Qwen2.5-7B-Instruct": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 2),
+                                   ("RTX A6000", 4)], set()),
+    "Qwen__Qwen2.5-72B-Instruct": ([("H100-80GB", 2), ("A100-80GB", 4), ("RTX A6000", 4),
+                                    ("H200", 8)], set()),
+    "Qwen__Qwen3-8B": ([("RTX 4090", 1), ("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)], set()),
+    "Qwen__Qwen3-32B": ([("H100-80GB", 1), ("A100-80GB", 1), ("RTX A6000", 2), ("L40S", 4),
+                         ("H200", 1)], set()),
+    "Qwen__Qwen3-30B-A3B": ([("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1),
+                             ("RTX 4090", 4)], set()),
+    "Qwen__Qwen3-32B-FP8": ([("H100-80GB", 1), ("L40S", 1), ("RTX A6000", 1), ("H200", 2)], set()),
+    "mistralai__Mistral-7B-Instruct-v0.3": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1),
+                                             ("H100-80GB", 1)], set()),
+    "deepseek-ai__DeepSeek-V3": ([("H200", 8), ("H100-80GB", 8)], {"mtp"}),
+    "openai__gpt-oss-20b": ([("H100-80GB", 1), ("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)], set()),
+    "openai__gpt-oss-120b": ([("H100-80GB", 1), ("H100-80GB", 2), ("H200", 1), ("A100-80GB", 2)], set()),
+    "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2),
+                                                     ("A100-80GB", 2)], {"mamba"}),
+    "nvidia__Nemotron-H-56B-Base-8K": ([("H100-80GB", 2), ("H200", 1), ("A100-80GB", 4)], {"mamba"}),
+    "neody__r1-14b-awq": ([("RTX 4090", 1), ("RTX A6000", 1), ("L40S", 2), ("H100-80GB", 1)], set()),
+    "nvidia__Llama-3.1-70B-Instruct-FP8": ([("H100-80GB", 1), ("H100-80GB", 2), ("L40S", 4),
+                                            ("H200", 1)], set()),
+    "nvidia__Qwen3.6-27B-NVFP4": ([("H100-80GB", 1), ("RTX A6000", 1), ("H200", 1)], {"mtp", "mamba"}),
+    "zai-org__GLM-4.7": ([("H200", 8)], {"mtp"}),
+}
+
+MFS = [0.7, 0.75, 0.8, 0.82, 0.85, 0.88, 0.9, 0.93]
+CTX = [4096, 8192, 16384, 32768, 65536, 131072]
+OVERHEAD_GIB = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+SPEC = [
+    ("NEXTN", 3, 1, 4),
+    ("EAGLE", 3, 1, 4),
+    ("NEXTN", 1, 1, 2),
+    ("EAGLE", 2, 1, 3),
+    ("NEXTN", 5, 1, 6),
+    ("EAGLE", 3, 2, 6),
+    ("NEXTN", 4, 1, 5),
+]
+CASES_PER_MODEL = 11
+
+
+def gpu_block(gpu: str, count: int) -> dict:
+    name, mib, cc, _ = GPUS[gpu]
+    return {"name": gpu, "smi_name": name, "memory_total_mib": mib,
+            "compute_capability": "%d.%d" % cc, "count": count}
+
+
+def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=None):
+    server_args = {"tp_size": tp}
+    server_args.update(args)
+    case = {"id": cid, "model": model, "gpu": gpu_block(gpu, tp), "pre_model_load_gib": pre,
+            "server_args": server_args, "env": dict(env or {})}
+    if weights_gib is not None:
+        case["weights_gib"] = weights_gib  # resident weights given, not counted
+    if expect is not None:
+        case["expect"] = expect
+    return case
+
+
+def _incident_0_5_23():
+    """oracle-0.5.23.md §4/§5: Qwen3.6-27B, 2x RTX A6000, TP 2, NEXTN 3/1/4."""
+    m, g = "Qwen__Qwen3.6-27B", "RTX A6000"
+    base = {"mem_fraction_static": 0.85, "context_length": 65536,
+            "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
+            "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+
+    def a(**kw):
+        d = dict(base)
+        for k, v in kw.items():
+            if v is None:
+                d.pop(k, None)
+            else:
+                d[k] = v
+        return d
+
+    def tok(t, k, r):
+        return {"max_total_num_tokens": t, "max_mamba_cache_size": k, "max_running_requests": r}
+
+    def err(cls, text):
+        return {"error_type": cls, "error_contains": text}
+
+    w = 28.29  # the weights of sglang-memory.md §5.2 (the notes' W column)
+    C = []
+    C.append(_case("incident-0523-base", m, g, 2, 47.3, a(), expect=tok(204134, 40, 8)))
+    C.append(_case("incident-0523-base-w28.29", m, g, 2, 47.3, a(), weights_gib=w,
+                   expect=tok(206357, 40, 8)))
+    # the "real params" column: target + draft parameter bytes counted by the classes (§3)
+    C.append(_case("incident-0523-base-wparams", m, g, 2, 47.3, a(),
+                   weights_gib=(27359370352 + 3019951104) / (1 << 30), expect=tok(206261, 40, 8)))
+    C.append(_case("incident-0523-disable-radix", m, g, 2, 47.3, a(disable_radix_cache=True),
+                   expect=err("ValueError", "Raise --mem-fraction-static above 0.600")))
+    C.append(_case("incident-0523-disable-radix-w28.29", m, g, 2, 47.3, a(disable_radix_cache=True),
+                   weights_gib=w, expect=err("ValueError", "Raise --mem-fraction-static above 0.599")))
+    C.append(_case("incident-0523-mrr16", m, g, 2, 47.3, a(max_running_requests=16),
+                   expect=tok(204134, 40, 8)))
+    C.append(_case("incident-0523-mrr16-w28.29", m, g, 2, 47.3, a(max_running_requests=16),
+                   weights_gib=w, expect=tok(206357, 40, 8)))
+    C.append(_case("incident-0523-ssm-bf16", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
+                   expect=tok(205457, 81, 16)))
+    C.append(_case("incident-0523-ssm-bf16-w28.29", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
+                   weights_gib=w, expect=tok(206483, 82, 16)))
+    # §5, all with W = 28.29
+    C.append(_case("incident-0523-pre47.0-w28.29", m, g, 2, 47.0, a(), weights_gib=w,
+                   expect=tok(209746, 39, 7)))
+    C.append(_case("incident-0523-pre47.6-w28.29", m, g, 2, 47.6, a(), weights_gib=w,
+                   expect=tok(212364, 41, 8)))
+    C.append(_case("incident-0523-mfr2.0-w28.29", m, g, 2, 47.3, a(mamba_full_memory_ratio=2.0),
+                   weights_gib=w, expect=tok(135887, 58, 11)))
+    C.append(_case("incident-0523-mfs0.88-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.88),
+                   weights_gib=w, expect=tok(231714, 45, 9)))
+    C.append(_case("incident-0523-nomfs-w28.29", m, g, 2, 47.3, a(mem_fraction_static=None),
+                   weights_gib=w, expect=dict(tok(161268, 29, 5), mem_fraction_static=0.78605)))
+    C.append(_case("incident-0523-mfs0.62-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.62),
+                   weights_gib=w, expect=err("RuntimeError", "Computed max_mamba_cache_size=0")))
+    C.append(_case("incident-0523-mfs0.64-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.64),
+                   weights_gib=w, expect=err("RuntimeError", "max_mamba_cache_size=4, mamba_ratio=5")))
+    C.append(_case("incident-0523-norad-mrr16-w28.29", m, g, 2, 47.3,
+                   a(disable_radix_cache=True, max_running_requests=16), weights_gib=w,
+                   expect={"max_total_num_tokens": 187565, "max_running_requests": 16}))
+    C.append(_case("incident-0523-norad-mrr24-w28.29", m, g, 2, 47.3,
+                   a(disable_radix_cache=True, max_running_requests=24), weights_gib=w,
+                   expect={"max_total_num_tokens": 93605, "max_running_requests": 24}))
+    C.append(_case("incident-0523-norad-mrr32-w28.29", m, g, 2, 47.3,
+                   a(disable_radix_cache=True, max_running_requests=32), weights_gib=w,
+                   expect=err("ValueError", "Loaded weights leave no GPU memory for the KV cache")))
+    C.append(_case("incident-0523-nospec-w25.48", m, g, 2, 47.3,
+                   {"mem_fraction_static": 0.85, "context_length": 65536}, weights_gib=25.48,
+                   expect=tok(253804, 95, 19)))
+    # Llama-3.1-8B on H100 (oracle-0.5.23.md §4)
+    lm = "meta-llama__Llama-3.1-8B-Instruct"
+    C.append(_case("oracle-0523-llama8b-w14.96", lm, "H100-80GB", 1, 79.0,
+                   {"mem_fraction_static": 0.88}, weights_gib=14.96,
+                   expect={"max_total_num_tokens": 446955, "max_running_requests": 2048}))
+    C.append(_case("oracle-0523-llama8b", lm, "H100-80GB", 1, 79.0, {"mem_fraction_static": 0.88},
+                   expect={"max_total_num_tokens": 446463, "max_running_requests": 2048}))
+    C.append(_case("oracle-0523-llama8b-nomfs-w14.96", lm, "H100-80GB", 1, 79.0, {},
+                   weights_gib=14.96,
+                   expect={"max_total_num_tokens": 414597, "max_running_requests": 2048,
+                           "mem_fraction_static": 0.83}))
+    return C
+
+
+# seed-on-0.5.9.md: W = 27,359,368,048 B (target params, delta = 0) as the note assumed.
+SEED_W_GIB = 27359368048 / (1 << 30)
+
+
+def _incident_0_5_9():
+    m, g = "Qwen__Qwen3.6-27B", "RTX A6000"
+    base = {"mem_fraction_static": 0.85, "context_length": 65536,
+            "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
+            "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+
+    def a(**kw):
+        d = dict(base)
+        for k, v in kw.items():
+            if v is None:
+                d.pop(k, None)
+            else:
+                d[k] = v
+        return d
+
+    def tok(t, k, r):
+        return {"max_total_num_tokens": t, "max_mamba_cache_size": k, "max_running_requests": r}
+
+    nem = {"error_type": "RuntimeError",
+           "error_contains": "Not enough memory. Please try to increase --mem-fraction-static"}
+    C = []
+    # §4: the three attempts, with counted weights and with the note's W
+    C.append(_case("incident-059-attempt1", m, g, 2, 47.3, a(enable_torch_compile=True), expect=nem))
+    C.append(_case("incident-059-attempt1-wseed", m, g, 2, 47.3, a(enable_torch_compile=True),
+                   weights_gib=SEED_W_GIB, expect=nem))
+    C.append(_case("incident-059-attempt2", m, g, 2, 47.3, a(context_length=32768), expect=nem))
+    C.append(_case("incident-059-attempt3", m, g, 2, 47.3,
+                   a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5), expect=nem))
+    C.append(_case("incident-059-attempt3-wseed", m, g, 2, 47.3,
+                   a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5),
+                   weights_gib=SEED_W_GIB, expect=nem))
+    # §5: the fix and its sweep (W of the note)
+    sweep = {8: (374609, 380179, 388535, 396891), 16: (280649, 286219, 294575, 302931),
+             24: (186689, 192259, 200615, 208971), 32: (92729, 98299, 106655, 115011),
+             35: (57494, 63064, 71420, 79776), 40: (None, 4339, 12695, 21051),
+             41: (None, None, 950, 9306), 42: (None, None, None, None)}
+    for r, row in sweep.items():
+        for pre, t in zip((46.8, 47.0, 47.3, 47.6), row):
+            exp = nem if t is None else tok(t, r, r)
+            C.append(_case(f"incident-059-mrr{r}-pre{pre}-wseed", m, g, 2, pre,
+                           a(max_running_requests=r), weights_gib=SEED_W_GIB, expect=exp))
+    C.append(_case("incident-059-mrr32", m, g, 2, 47.3, a(max_running_requests=32)))
+    C.append(_case("incident-059-ssm-bf16-wseed", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
+                   weights_gib=SEED_W_GIB, expect=tok(195215, 48, 48)))
+    C.append(_case("incident-059-d2-wseed", m, g, 2, 47.3,
+                   a(speculative_num_steps=1, speculative_num_draft_tokens=2),
+                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 144239,
+                                                   "max_running_requests": 48}))
+    C.append(_case("incident-059-extra-buffer-wseed", m, g, 2, 47.3,
+                   a(mamba_scheduler_strategy="extra_buffer"), weights_gib=SEED_W_GIB,
+                   expect=tok(17393, 6, 1)))
+    C.append(_case("incident-059-nospec-wseed", m, g, 2, 47.3,
+                   {"mem_fraction_static": 0.85, "context_length": 65536}, weights_gib=SEED_W_GIB,
+                   expect=tok(254642, 97, 32)))
+    C.append(_case("incident-059-mfs0.91-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.91),
+                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 11731}))
+    C.append(_case("incident-059-mfs0.92-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.92),
+                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 27230}))
+    C.append(_case("incident-059-nomfs", m, g, 2, 47.3, a(mem_fraction_static=None),
+                   expect=dict(nem, mem_fraction_static=0.755)))
+    return C
+
+
+def _generated(seed: int):
+    rng = random.Random(seed)
+    out = []
+    for model, (deploys, feats) in MODELS.items():
+        short = model.split("__", 1)[1]
+        for i in range(CASES_PER_MODEL):
+            gpu, tp = deploys[i % len(deploys)]
+            total_gib = GPUS[gpu][1] / 1024
+            pre = round(total_gib - rng.choice(OVERHEAD_GIB), 2)
+            args = {}
+            if rng.random() < 0.75:
+                args["mem_fraction_static"] = rng.choice(MFS)
+            if rng.random() < 0.7:
+                args["context_length"] = rng.choice(CTX)
+            if "mtp" in feats and rng.random() < 0.55:
+                alg, steps, topk, draft = rng.choice(SPEC)
+                args.update(speculative_algorithm=alg, speculative_num_steps=steps,
+                            speculative_eagle_topk=topk, speculative_num_draft_tokens=draft)
+            if "mamba" in feats:
+                r = rng.random()
+                if r < 0.2:
+                    args["mamba_full_memory_ratio"] = rng.choice([0.5, 1.5, 2.0, 3.0])
+                elif r < 0.3:
+                    args["max_mamba_cache_size"] = rng.choice([16, 32, 64, 128])
+                if rng.random() < 0.25:
+                    args["mamba_ssm_dtype"] = rng.choice(["bfloat16", "float32"])
+                if rng.random() < 0.2:
+                    args["disable_radix_cache"] = True
+            if rng.random() < 0.3:
+                args["max_running_requests"] = rng.choice([8, 16, 32, 48, 64, 128, 256])
+            if rng.random() < 0.08:
+                args["kv_cache_dtype"] = "fp8_e4m3"
+            out.append(_case(f"gen-{short}-{i:02d}", model, gpu, tp, pre, args))
+    return out
+
+
+def _edge_cases():
+    """Fatal error classes that the random grid rarely reaches."""
+    C = []
+    # context longer than the model's derived context (ValueError at ModelConfig)
+    C.append(_case("edge-ctx-too-long-qwen2.5-7b", "Qwen__Qwen2.5-7B-Instruct", "H100-80GB", 1, 78.9,
+                   {"context_length": 131072}))
+    # weights do not fit at all
+    C.append(_case("edge-70b-on-one-a6000", "meta-llama__Llama-3.1-70B-Instruct", "RTX A6000", 1, 47.3,
+                   {"mem_fraction_static": 0.9}))
+    C.append(_case("edge-27b-on-one-4090", "Qwen__Qwen3.6-27B", "RTX 4090", 1, 23.3, {}))
+    # weights fit but leave no KV
+    C.append(_case("edge-qwen3-32b-a100-40-mfs0.8", "Qwen__Qwen3-32B", "A100-40GB", 2, 39.3,
+                   {"mem_fraction_static": 0.8, "context_length": 32768}))
+    C.append(_case("edge-llama8b-4090-mfs0.6", "meta-llama__Llama-3.1-8B-Instruct", "RTX 4090", 1, 23.4,
+                   {"mem_fraction_static": 0.6}))
+    # tiny --max-total-tokens and page sizes
+    C.append(_case("edge-llama8b-max-total-tokens", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
+                   78.8, {"mem_fraction_static": 0.85, "max_total_tokens": 50000}))
+    C.append(_case("edge-llama8b-page16", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8,
+                   {"mem_fraction_static": 0.85, "page_size": 16}))
+    # mamba pool errors
+    C.append(_case("edge-qwen3.6-mmcs0", "Qwen__Qwen3.6-27B", "H100-80GB", 1, 78.8,
+                   {"max_mamba_cache_size": 0}))
+    C.append(_case("edge-qwen3.6-a6000x2-mfs0.6", "Qwen__Qwen3.6-27B", "RTX A6000", 2, 47.3,
+                   {"mem_fraction_static": 0.6, "context_length": 32768}))
+    C.append(_case("edge-qwen3-next-h100x2-mfs0.95", "Qwen__Qwen3-Next-80B-A3B-Instruct", "H100-80GB", 2,
+                   78.9, {"mem_fraction_static": 0.95}))
+    C.append(_case("edge-nemotron-nano-a6000", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+                   "RTX A6000", 1, 47.2, {"mem_fraction_static": 0.9}))
+    # gpt-oss hybrid SWA with a request cap and radix off
+    C.append(_case("edge-gptoss20b-swa-cap", "openai__gpt-oss-20b", "H100-80GB", 1, 78.8,
+                   {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 64}))
+    C.append(_case("edge-gptoss120b-a6000x2", "openai__gpt-oss-120b", "RTX A6000", 2, 47.2,
+                   {"mem_fraction_static": 0.88}))
+    return C
+
+
+def cases(version: str) -> list[dict]:
+    """All cases for one SGLang version, in a fixed order."""
+    incident = _incident_0_5_23() if version == "0.5.23" else _incident_0_5_9()
+    return incident + _edge_cases() + _generated(seed=20261129)
+
+
+def version_args(version: str, server_args: dict) -> dict:
+    """Translate flag dests whose names differ between versions."""
+    args = dict(server_args)
+    if version != "0.5.9" and "mamba_scheduler_strategy" in args:
+        args["mamba_radix_cache_strategy"] = args.pop("mamba_scheduler_strategy")
+    return args
+
+
+def to_argv(server_args: dict) -> list[str]:
+    argv = []
+    for dest, value in server_args.items():
+        flag = "--" + dest.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False or value is None:
+            continue
+        else:
+            argv += [flag, str(value)]
+    return argv

@@ -1,0 +1,148 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Shared plumbing of the version harnesses: model dirs, log capture, fork per case.
+
+A harness process serves one GPU type: it installs the device stubs, imports
+SGLang once (about 7 s), then forks one child per case.  Each case needs its
+own process because SGLang's argument resolution writes environment variables
+and process-wide context, and its platform probes are ``lru_cache``d.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CONFIGS = os.path.join(REPO, "tests", "fixtures", "model-configs")
+GIB = 1 << 30
+
+# Log lines worth keeping in a fixture (sizing-relevant INFO/WARNING text).
+KEEP = re.compile(
+    r"mem|Mem|KV Cache|Mamba|mamba|max_running_requests|max_total|capped|Reserving|"
+    r"context|chunked|page_size|attention backend|radix|speculative|Disabling|"
+    r"cuda graph|CUDA graph|weight|SWA|swa|dtype|fraction|Overlap|overlap",
+)
+
+
+def make_model_dir(model: str) -> str:
+    """A temp model dir holding the real config files only (no weights, no tokenizer)."""
+    src = os.path.join(CONFIGS, model)
+    dst = tempfile.mkdtemp(prefix="oracle-model-")
+    for name in ("config.json", "hf_quant_config.json", "generation_config.json"):
+        if os.path.exists(os.path.join(src, name)):
+            shutil.copy(os.path.join(src, name), os.path.join(dst, name))
+    return dst
+
+
+class ListHandler(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        try:
+            msg = record.getMessage()
+        except Exception:  # a bad format string in a log call must not end the case
+            msg = str(record.msg)
+        self.lines.append(f"{record.levelname} {msg}")
+
+
+def trimmed(lines: list[str], limit: int = 25) -> list[str]:
+    keep = [ln[:600] for ln in lines if KEEP.search(ln)]
+    seen, out = set(), []
+    for ln in keep:
+        if ln not in seen:
+            seen.add(ln)
+            out.append(ln)
+    return out[:limit]
+
+
+def error_record(exc: BaseException) -> dict:
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = None
+    for fr in reversed(tb):
+        if "/sglang/" in fr.filename:
+            where = "%s:%d" % (fr.filename.split("/site-packages/")[-1], fr.lineno)
+            break
+    return {"type": type(exc).__name__, "message": str(exc)[:2000], "raised_at": where}
+
+
+def run_group(group: list[dict], run_case, out_path: str, timeout_s: int = 300) -> None:
+    """Fork one child per case; each writes one JSON line to ``out_path``."""
+    for case in group:
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(rfd)
+            signal.alarm(timeout_s)
+            try:
+                rec = run_case(case)
+            except BaseException as exc:  # the harness itself broke: keep the trace
+                rec = {"id": case["id"], "harness_error": traceback.format_exc()[-4000:]}
+            data = json.dumps(rec, default=str).encode()
+            with os.fdopen(wfd, "wb") as fh:
+                fh.write(data)
+            os._exit(0)
+        os.close(wfd)
+        chunks = []
+        with os.fdopen(rfd, "rb") as fh:
+            while True:
+                b = fh.read(1 << 16)
+                if not b:
+                    break
+                chunks.append(b)
+        _, status = os.waitpid(pid, 0)
+        if chunks:
+            rec = json.loads(b"".join(chunks))
+        else:
+            rec = {"id": case["id"], "harness_error": f"child died, wait status {status}"}
+        with open(out_path, "a") as fh:
+            fh.write(json.dumps(rec) + "\n")
+        print("  %-55s %s" % (case["id"], _summary(rec)), file=sys.stderr, flush=True)
+
+
+def _summary(rec: dict) -> str:
+    if rec.get("harness_error"):
+        return "HARNESS ERROR " + rec["harness_error"].strip().splitlines()[-1][:150]
+    if rec.get("error"):
+        return "%s: %s" % (rec["error"]["type"], rec["error"]["message"][:110])
+    r = rec.get("result") or {}
+    return "tokens=%s K=%s reqs=%s" % (r.get("max_total_num_tokens"), r.get("max_mamba_cache_size"),
+                                       r.get("max_running_requests"))
+
+
+def tensor_bytes(modules) -> tuple[int, int, set]:
+    """Bytes of params and buffers of the given modules, each tensor counted once."""
+    seen: set = set()
+    params = buffers = 0
+    for mod in modules:
+        for t in mod.parameters():
+            if id(t) not in seen:
+                seen.add(id(t))
+                params += t.numel() * t.element_size()
+        for t in mod.buffers():
+            if id(t) not in seen:
+                seen.add(id(t))
+                buffers += t.numel() * t.element_size()
+    return params, buffers, seen
+
+
+def tensor_bytes_excluding(module, seen: set) -> tuple[int, int]:
+    params = buffers = 0
+    for t in module.parameters():
+        if id(t) not in seen:
+            seen.add(id(t))
+            params += t.numel() * t.element_size()
+    for t in module.buffers():
+        if id(t) not in seen:
+            seen.add(id(t))
+            buffers += t.numel() * t.element_size()
+    return params, buffers

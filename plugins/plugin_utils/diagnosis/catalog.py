@@ -127,7 +127,9 @@ CATALOG = (
             Pattern(r"SWA pool \(\d+ tokens\) cannot hold even one request", 100, "SWA pool error"),
             Pattern(r"SWA pool cap \(\d+ tokens.{0,40}leaves no room for the full KV pool", 100, "SWA pool error"),
             Pattern(r"KV pool holds \d+ tokens, fewer than --context-length", 30, "KV pool smaller than context"),
-            Pattern(r"model_runner_kv_cache_mixin\.py|kv_cache_configurator\.py|pool_configurator\.py|init_memory_pool",
+            # 0.5.9 model_executor/model_runner_kv_cache_mixin.py:381; 0.5.23 mem_cache/kv_cache_configurator.py:3102
+            Pattern(r"is larger than the profiled value -\d+|max_total_num_tokens=-\d+", 90, "negative KV budget"),
+            Pattern(r"(?:model_runner_kv_cache_mixin|kv_cache_configurator|pool_configurator)\.py\", line \d+",
                     10, "pool sizing frame"),
         ),
     ),
@@ -233,7 +235,9 @@ CATALOG = (
             # 0.5.23 managers/schedule_batch.py:3515-3517
             Pattern(r"Out of memory even after retracting all other requests", 90, "retract failed"),
             # 0.5.9 managers/scheduler.py:2243; 0.5.23 managers/scheduler.py:4526 (warning only)
-            Pattern(r"KV cache pool is full\. Retract requests", 40, "retract warning"),
+            Pattern(r"KV cache pool is full\. Retract requests|Decode out of memory happened", 55, "retract warning"),
+            Pattern(r"Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)", 60,
+                    "request longer than the KV pool allows"),
         ),
     ),
     RootCause(
@@ -301,6 +305,8 @@ CATALOG = (
             Pattern(r"Capture cuda graph failed", 75, "graph capture error"),
             # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
             Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error"),
+            Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85,
+                    "illegal call during capture"),
             Pattern(r"torch\._dynamo|BackendCompilerFailed|InductorError|torch\._inductor\.exc", 40, "torch.compile"),
             Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame"),
         ),
@@ -324,6 +330,7 @@ CATALOG = (
                     "compute capability too low"),
             Pattern(r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
                     80, "attention backend needs another SM"),
+            Pattern(r"not supported in this architecture", 85, "triton: dtype not supported on this SM"),
             Pattern(r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70,
                     "quantization needs another SM"),
         ),
@@ -352,6 +359,8 @@ CATALOG = (
                     r"provided PTX was compiled with an unsupported toolchain|forward compatibility was attempted",
                     85, "CUDA init failure"),
             Pattern(r"Torch not compiled with CUDA enabled", 80, "CPU-only torch"),
+            # a CUDA driver API symbol (cuXxx) missing from libcuda: the driver is older than the kernels need
+            Pattern(r"undefined symbol: cu[A-Z]\w*", 100, "driver API symbol missing"),
             Pattern(r"Failed to infer device type", 70, "no device"),
         ),
     ),
@@ -367,7 +376,10 @@ CATALOG = (
         verify="python -c 'import sglang.srt.entrypoints.engine' succeeds in the service's venv",
         patterns=(
             Pattern(r"ModuleNotFoundError: No module named", 95, "missing module"),
-            Pattern(r"ImportError: .{0,200}undefined symbol|undefined symbol: \w+", 90, "ABI mismatch"),
+            Pattern(r"undefined symbol: (?!cu[A-Z])\w+", 90, "ABI mismatch"),
+            # 0.5.9 models/registry.py:107; 0.5.23 models/registry.py:132 (a model module failed to import)
+            Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed"),
+            Pattern(r"Command '\['[^']*/(?:gcc|cc|g\+\+|nvcc|ninja)'|returned non-zero exit status", 40, "build failed"),
             Pattern(r"\bImportError: ", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
             Pattern(r"cannot open shared object file", 60, "shared library missing"),
@@ -390,6 +402,7 @@ CATALOG = (
             Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
             Pattern(r"torch\.distributed\.DistBackendError|DistNetworkError|DistStoreError", 70, "torch.distributed error"),
             Pattern(r"NCCL WARN|NCCL INFO .{0,40}(?:failed|error)", 45, "NCCL warning"),
+            Pattern(r"NCCL WARN .{0,160}(?:[Ff]ail|abort|refused|timed? ?out|[Ee]rror)", 75, "NCCL connection error"),
             Pattern(r"custom.?all.?reduce.{0,60}(?:fail|error)|P2P is not supported|peer access is not supported", 55,
                     "P2P / custom all-reduce"),
         ),
@@ -487,6 +500,7 @@ CATALOG = (
                     "no config.json"),
             # 0.5.9 model_loader/loader.py:469,1604; 0.5.23 model_loader/loader.py:581,2662,4046
             Pattern(r"Cannot find any model weights with", 95, "no weight files"),
+            Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)", 85, "invalid repository id"),
             Pattern(r"No such file or directory: '[^']*(?:config\.json|\.safetensors|model)", 60, "missing model file"),
         ),
     ),
@@ -580,7 +594,9 @@ CATALOG = (
         ),
         verify="nvidia-smi shows no other compute process before the start",
         patterns=(
-            Pattern(r"all CUDA-capable devices are busy or unavailable|cudaErrorDevicesUnavailable", 100, "GPU busy"),
+            # cudaErrorDevicesUnavailable (CUDA runtime error string; "all ... devices" in older CUDA releases)
+            Pattern(r"CUDA-capable device\(s\) is/are busy or unavailable|all CUDA-capable devices are busy or unavailable|"
+                    r"cudaErrorDevicesUnavailable", 100, "GPU busy"),
             Pattern(r"\bProcess \d+ has [\d.]+ GiB memory in use", 45, "another process on the GPU"),
         ),
     ),

@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Top-1 root cause of every indexed log fixture (real, source-derived and the incident's own).
+
+The list comes from tests/fixtures/logs/INDEX.yml (the real corpus) and source-derived/INDEX.yml, so the
+test grows with the corpus. Plain logs are classified as an ad hoc run would (since_marker false, no unit);
+``*.tail.json`` files are whole sglang_log_tail results.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+import yaml
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CAUSES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
+
+LOGS = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "logs"
+INDEXES = (LOGS / "INDEX.yml", LOGS / "source-derived" / "INDEX.yml")
+
+
+def corpus():
+    entries = []
+    for index in INDEXES:
+        if index.exists():
+            entries.extend(yaml.safe_load(index.read_text(encoding="utf-8")) or [])
+    return entries
+
+
+def tail_for(entry):
+    path = LOGS / entry["file"]
+    if path.name.endswith(".tail.json"):
+        return json.loads(path.read_text(encoding="utf-8")), True
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    return {"log": {"path": str(path), "exists": True, "lines": lines, "mtime": path.stat().st_mtime}}, False
+
+
+ENTRIES = corpus()
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e["file"] for e in ENTRIES])
+def test_top1_root_cause(entry):
+    assert entry["label"] in CAUSES, "%s: label %s is not a catalog id" % (entry["file"], entry["label"])
+    tail, since_marker = tail_for(entry)
+    result = diagnose(tail, since_marker=since_marker)
+    assert result["root_cause"] == entry["label"], result["summary"]
+    assert result["evidence"], "a diagnosis always quotes evidence"
+    assert "\n" not in result["summary"]
+
+
+def test_corpus_spans_catalog():
+    labels = {e["label"] for e in ENTRIES}
+    assert len(labels) >= 12, sorted(labels)
+
+
+def test_incident_without_budget_flags_the_misleading_message():
+    tail, _ = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
+    result = diagnose(tail, since_marker=False)
+    assert result["root_cause"] == "kv_pool_too_small"
+    assert result["confidence"] == "medium"
+    assert result["numbers"]["mem_fraction_static"] == 0.85
+    assert result["numbers"]["model_class"] == "Qwen3_5ForConditionalGeneration"
+    assert "--max-running-requests" in result["fix"]
+    assert any("model_runner_kv_cache_mixin.py\", line 416" in line for line in result["evidence"])
+
+
+def test_incident_with_budget_names_the_mamba_pool_and_the_budget_fix():
+    tail, _ = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
+    budget = json.loads((LOGS / "incident" / "attempt1-budget.json").read_text(encoding="utf-8"))
+    result = diagnose(tail, since_marker=False, budget=budget)
+    assert result["root_cause"] == "mamba_pool_too_small"
+    assert result["log_root_cause"] == "kv_pool_too_small"
+    assert result["phase"] == "memory_pool"
+    assert result["confidence"] == "high"
+    assert result["budget_used"] is True
+    assert result["fix"] == budget["fixes"][0]["summary"]
+    assert result["fix_changes"] == {"max_running_requests": 32}
+    assert result["numbers"]["budget_mamba_slots"] == 240
+    assert result["summary"].startswith("mamba_pool_too_small: ")
+    assert "set --max-running-requests 32" in result["summary"]
+
+
+def test_incident_silent_death_never_quotes_the_older_run():
+    tail, _ = tail_for({"file": "incident/attempt4-silent-death.tail.json"})
+    result = diagnose(tail, since_marker=True)
+    assert result["root_cause"] == "silent_death"
+    assert result["freshness"]["status"] == "stale"
+    assert result["freshness"]["log_lines"] == 0
+    assert not any("Not enough memory" in line for line in result["evidence"])
+    assert any("status=9/KILL" in line for line in result["evidence"])
+    assert "SIGKILL" in result["fix"]
+    assert result["numbers"]["unit_signal"] == "SIGKILL"

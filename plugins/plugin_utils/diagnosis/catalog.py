@@ -93,6 +93,9 @@ CATALOG = (
         patterns=(
             # 0.5.9 entrypoints/http_server.py:1836, grpc_server.py:1179; 0.5.23 entrypoints/http_server.py:2600
             Pattern(r"The server is fired up and ready to roll!", 100, "ready line"),
+            # uvicorn's start-up lines: the HTTP server is up (warm-up may still follow)
+            Pattern(r"Uvicorn running on https?://", 60, "HTTP server up"),
+            Pattern(r"Application startup complete", 30, "HTTP app started"),
         ),
     ),
     RootCause(
@@ -468,6 +471,8 @@ CATALOG = (
             # 0.5.9 entrypoints/http_server.py:1687,1811; 0.5.23 entrypoints/http_server.py:2384,2533
             Pattern(r"Initialization failed\. warmup error", 100, "warm-up failed"),
             Pattern(r"[Ww]armup (?:failed|error)", 60, "warm-up failed"),
+            # the warm-up thread's frame (0.5.9 entrypoints/http_server.py _wait_and_warmup; older server.py)
+            Pattern(r"in _wait_and_warmup|in _execute_server_warmup", 65, "warm-up frame"),
         ),
     ),
     RootCause(

@@ -27,6 +27,7 @@ MAX_LINES = 5000
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _QUOTE_RE = re.compile(r"^(?:\s*>\s?)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_HTTP_UP_RE = re.compile(r"Uvicorn running on https?://")
 _HYBRID_CLASS_RE = re.compile(
     r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2"
 )
@@ -131,7 +132,7 @@ class _Compiled:
             r"mem[_-]fraction|minimum viable|Raise --mem|max_total_num_tokens|#tokens|max_running_requests|context_len|"
             r"avail|Load weight end|Capturing batches|Tried to allocate|total capacity|of which|Process \d+ has|"
             r"mamba|total_rest_memory|Try to allocate|context_length|per_gpu_memory|local_gpu_memory|port|"
-            r"exit ?code|status=|No module named|unrecognized arguments|argument --|Model architectures"
+            r"bind on|exit ?code|status=|No module named|unrecognized arguments|argument --|Model architectures"
         )
 
 
@@ -164,7 +165,7 @@ def progress_of(lines):
             if regex.search(line):
                 if order.index(name) >= (order.index(reached) if reached in order else -1):
                     reached = name
-                if name == "serving":
+                if name == "serving" or _HTTP_UP_RE.search(line):
                     ready = index
     return reached, ready
 

@@ -1,0 +1,224 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""sglang_log_tail's target-side helpers against real files and real systemctl/journalctl output formats."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import (
+    MARKER_SYSTEMD_EXEC_START_PRE,
+    format_marker,
+    parse_marker,
+    read_tail,
+)
+from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import (
+    format_journal_line,
+    monotonic_to_epoch,
+    oom_lines_for,
+    parse_journal_json,
+    parse_show,
+    summarize_unit,
+)
+
+MARK_OLD = format_marker("2026-11-20T09:14:01Z", "a" * 32)
+MARK_NEW = format_marker("2026-11-20T10:26:30Z", "d" * 32)
+
+
+def write(path, text):
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return str(path)
+
+
+def test_marker_round_trip_and_unit_line():
+    assert parse_marker(MARK_NEW) == {"time": "2026-11-20T10:26:30Z", "invocation": "d" * 32}
+    assert parse_marker("=== llmops.sglang launch") is None
+    assert parse_marker(None) is None
+    line = MARKER_SYSTEMD_EXEC_START_PRE.format(log_path="/var/log/sglang/sglang.log")
+    assert "invocation=$INVOCATION_ID" in line and "%%Y" in line
+
+
+def test_only_lines_after_the_last_marker(tmp_path):
+    path = write(tmp_path / "a.log", "old 1\nRuntimeError: old\n%s\nnew 1\n%s\nnewest 1\nnewest 2\n" % (MARK_OLD, MARK_NEW))
+    result = read_tail(path, lines=100)
+    assert result["lines"] == ["newest 1", "newest 2"]
+    assert result["marker"]["invocation"] == "d" * 32
+    assert result["marker"]["line"] == MARK_NEW
+    assert result["marker_search_complete"] is True
+
+
+def test_marker_with_nothing_after_it_gives_no_lines(tmp_path):
+    path = write(tmp_path / "a.log", "RuntimeError: old\n%s\n" % MARK_NEW)
+    result = read_tail(path)
+    assert result["lines"] == []
+    assert result["marker"]["invocation"] == "d" * 32
+
+
+def test_since_marker_false_returns_the_plain_tail(tmp_path):
+    path = write(tmp_path / "a.log", "".join("line %d\n" % i for i in range(50)) + MARK_NEW + "\n")
+    result = read_tail(path, lines=3, since_marker=False)
+    assert result["lines"] == ["line 48", "line 49", MARK_NEW]
+    assert result["marker"] is None
+
+
+def test_no_marker_anywhere(tmp_path):
+    path = write(tmp_path / "a.log", "a\nb\n")
+    result = read_tail(path)
+    assert result["lines"] == ["a", "b"] and result["marker"] is None and result["marker_search_complete"]
+
+
+def test_marker_before_the_byte_window_is_found_by_scanning_back(tmp_path):
+    body = MARK_NEW + "\n" + "".join("launch line %06d\n" % i for i in range(100000))
+    path = write(tmp_path / "a.log", "old\n" + body)
+    result = read_tail(path, lines=5, max_bytes=4096)
+    assert result["marker"]["invocation"] == "d" * 32
+    assert result["launch_output_truncated"] is True
+    assert result["lines"] == ["launch line %06d" % i for i in range(99995, 100000)]
+    assert result["bytes_read"] == 4096
+
+
+def test_marker_scan_is_bounded(tmp_path):
+    path = write(tmp_path / "a.log", MARK_NEW + "\n" + "x" * 3_000_000 + "\nlast\n")
+    result = read_tail(path, lines=5, max_bytes=1024, marker_scan_bytes=1 << 20)
+    assert result["marker"] is None
+    assert result["marker_search_complete"] is False
+    assert result["marker_scanned_bytes"] <= (1 << 20) + 1024
+    assert result["lines"] == ["last"]
+
+
+def test_partial_first_line_is_dropped(tmp_path):
+    path = write(tmp_path / "a.log", "a" * 100 + "\nsecond\nthird\n")
+    result = read_tail(path, lines=10, max_bytes=20, since_marker=False)
+    assert result["lines"] == ["second", "third"]
+
+
+def test_window_exactly_on_a_line_start_keeps_the_line(tmp_path):
+    path = write(tmp_path / "a.log", "first\nsecond\n")
+    result = read_tail(path, lines=10, max_bytes=7, since_marker=False)
+    assert result["lines"] == ["second"] and result["first_line_partial"] is False
+
+
+def test_huge_sparse_file_is_read_from_the_end(tmp_path):
+    path = str(tmp_path / "huge.log")
+    with open(path, "wb") as handle:
+        handle.truncate(3 * (1 << 30))  # a 3 GiB sparse file: no disk used
+        handle.seek(0, os.SEEK_END)
+        handle.write(("\n" + MARK_NEW + "\nRuntimeError: Not enough memory.\n").encode())
+    result = read_tail(path, lines=10, max_bytes=65536)
+    assert result["size"] > 3 * (1 << 30)
+    assert result["bytes_read"] == 65536
+    assert result["lines"] == ["RuntimeError: Not enough memory."]
+
+
+def test_long_line_is_cut_and_counted(tmp_path):
+    path = write(tmp_path / "a.log", "x" * 1_000_000 + "\nend\n")
+    result = read_tail(path, lines=10, max_bytes=2_000_000, max_line_length=1000, since_marker=False)
+    assert result["long_lines_cut"] == 1
+    assert result["lines"][0].startswith("x" * 1000 + " [... 999000 more characters cut]")
+    assert result["lines"][1] == "end"
+
+
+def test_crlf_and_binary_garbage(tmp_path):
+    path = write(tmp_path / "a.log", b"ok\r\n\xff\xfe\x00bad\r\nlast\r\n")
+    result = read_tail(path, since_marker=False)
+    assert result["lines"] == ["ok", "\ufffd\ufffd\x00bad", "last"]
+
+
+def test_missing_and_empty_files(tmp_path):
+    assert read_tail(str(tmp_path / "none.log"))["exists"] is False
+    result = read_tail(write(tmp_path / "empty.log", ""))
+    assert result["exists"] is True and result["size"] == 0 and result["lines"] == []
+
+
+def test_rotation_is_reported_by_inode(tmp_path):
+    path = write(tmp_path / "a.log", "before\n")
+    first = read_tail(path)
+    os.rename(path, path + ".1")
+    write(tmp_path / "a.log", "after\n")
+    second = read_tail(path, expect_inode=first["inode"])
+    assert second["rotated"] is True
+    assert second["lines"] == ["after"]
+    assert read_tail(path, expect_inode=second["inode"])["rotated"] is False
+
+
+def test_truncated_file_reads_what_is_there(tmp_path):
+    path = write(tmp_path / "a.log", "x\n" * 1000)
+    with open(path, "r+b") as handle:  # copytruncate-style rotation
+        handle.truncate(0)
+        handle.write(b"fresh\n")
+    result = read_tail(path)
+    assert result["lines"] == ["fresh"] and result["size"] == 6
+
+
+# Real output formats (systemd 252, Debian bookworm).
+SHOW_FAILED = """Id=sglang.service
+LoadState=loaded
+ActiveState=failed
+SubState=failed
+Result=exit-code
+ExecMainCode=1
+ExecMainStatus=2
+ExecMainPID=4242
+MainPID=0
+InvocationID=0f3c5a0d1c2e4b5f8a9b0c1d2e3f4a5b
+NRestarts=3
+InactiveExitTimestamp=Sun 2026-11-29 21:20:32 UTC
+InactiveExitTimestampMonotonic=5000000
+ExecMainStartTimestamp=Sun 2026-11-29 21:20:32 UTC
+ExecMainStartTimestampMonotonic=5100000
+ExecMainExitTimestampMonotonic=6000000
+ActiveEnterTimestampMonotonic=0
+"""
+
+
+def test_parse_show_and_summarize_exit():
+    unit = summarize_unit(parse_show(SHOW_FAILED), now_epoch=1000.0, now_monotonic=10.0)
+    assert unit["name"] == "sglang.service"
+    assert unit["result"] == "exit-code"
+    assert unit["exec_main_code"] == "exited"
+    assert unit["exit_code"] == 2 and unit["signal"] is None
+    assert unit["n_restarts"] == 3
+    assert unit["start_time"] == 995.0
+    assert unit["exec_main_exit_time"] == 996.0
+    assert unit["active_enter_time"] is None
+    assert unit["invocation_id"] == "0f3c5a0d1c2e4b5f8a9b0c1d2e3f4a5b"
+
+
+def test_summarize_killed_and_start_limit():
+    props = parse_show(SHOW_FAILED.replace("ExecMainCode=1", "ExecMainCode=2").replace("ExecMainStatus=2", "ExecMainStatus=9")
+                       .replace("Result=exit-code", "Result=start-limit-hit"))
+    unit = summarize_unit(props)
+    assert unit["signal"] == "SIGKILL" and unit["exit_code"] is None and unit["start_limit_hit"] is True
+
+
+def test_monotonic_zero_is_never():
+    assert monotonic_to_epoch("0") is None and monotonic_to_epoch("") is None and monotonic_to_epoch(None) is None
+
+
+def test_journal_json_with_byte_array_message():
+    records = [
+        {"__REALTIME_TIMESTAMP": "1795987200000000", "_PID": "4242", "SYSLOG_IDENTIFIER": "python3",
+         "MESSAGE": "sglang serve: error: unrecognized arguments: --foo"},
+        {"__REALTIME_TIMESTAMP": "1795987201000000", "_PID": "1", "SYSLOG_IDENTIFIER": "systemd",
+         "MESSAGE": "sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT"},
+        {"__REALTIME_TIMESTAMP": "1795987202000000", "_PID": "4242", "MESSAGE": [104, 105, 255]},
+    ]
+    text = "\n".join(json.dumps(r) for r in records) + "\nnot json\n[]\n"
+    entries = parse_journal_json(text)
+    assert len(entries) == 3
+    assert entries[2][3] == "hi\ufffd"
+    line = format_journal_line(entries[0])
+    assert line == "2026-11-29T21:20:00Z python3[4242]: sglang serve: error: unrecognized arguments: --foo"
+
+
+def test_oom_lines_only_for_our_pids_or_cgroup():
+    kernel = [
+        "Out of memory: Killed process 4242 (python3) total-vm:99999kB, anon-rss:88888kB",
+        "Out of memory: Killed process 777 (other) total-vm:1kB",
+        "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/system.slice/sglang.service,task_memcg=/system.slice/sglang.service,task=python3,pid=4243,uid=0",
+        "usb 1-1: new device",
+    ]
+    assert oom_lines_for(kernel, [4242], "sglang.service") == [kernel[0], kernel[2]]
+    assert oom_lines_for(kernel, [4243], None) == [kernel[2]]

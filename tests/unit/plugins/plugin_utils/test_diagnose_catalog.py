@@ -1,0 +1,191 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The catalog's shape, number parsing, and the freshness rules (silent_death, stale_log)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG, CATALOG_VERSION, CAUSES, PHASES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify, normalize
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
+
+REQUIRED_IDS = (
+    "none kv_pool_too_small mamba_pool_too_small cuda_oom_weights cuda_oom_cuda_graph cuda_oom_runtime "
+    "kv_pool_exhausted_runtime req_pool_exhausted_runtime host_ram_oom_killed cuda_graph_capture_error "
+    "unsupported_gpu_arch driver_cuda_mismatch dependency_import_error nccl_failure incompatible_feature_combination "
+    "invalid_argument_value unrecognized_argument warmup_failed port_in_use model_not_found model_download_failed "
+    "unsupported_architecture context_length_exceeds_model tokenizer_error gpu_busy_other_process tp_memory_imbalance "
+    "silent_death stale_log other"
+).split()
+INVOCATION = "d" * 32
+MARKER = {"time": "2026-11-29T21:20:32Z", "invocation": INVOCATION, "line": "=== llmops.sglang launch x ==="}
+
+
+def test_catalog_is_closed_versioned_and_complete():
+    assert re.match(r"^\d{4}\.\d+\.\d+$", CATALOG_VERSION)
+    assert [c.id for c in CATALOG if c.id in REQUIRED_IDS] == [c.id for c in CATALOG]
+    assert set(REQUIRED_IDS) == set(CAUSES)
+    for cause in CATALOG:
+        assert cause.phase in PHASES, cause.id
+        assert cause.explanation and cause.fix and cause.verify, cause.id
+        for pattern in cause.patterns:
+            re.compile(pattern.regex)
+            assert 0 < pattern.weight <= 100
+
+
+@pytest.mark.parametrize("line, cause, numbers", [
+    ("ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.8. Raise "
+     "--mem-fraction-static above 0.837 (minimum viable = 1 - available/pre = 0.8363). If using speculative "
+     "decoding, draft weights are now counted.", "kv_pool_too_small",
+     {"mem_fraction_static": 0.8, "suggested_mem_fraction_static": 0.837, "min_viable_mem_fraction_static": 0.8363}),
+    ("RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
+     "max_mamba_cache_size=4, mamba_ratio=5, resulting max_num_reqs=0. Try: (1) reduce --max-running-requests",
+     "mamba_pool_too_small", {"max_mamba_cache_size": 4}),
+    ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+     "capacity of 47.54 GiB of which 1.19 GiB is free.", "cuda_oom_cuda_graph",
+     {"failed_alloc": "2.00 GiB", "failed_alloc_bytes": 2 << 30, "gpu_total": "47.54 GiB", "gpu_free": "1.19 GiB",
+      "gpu_index": 1}),
+    ("RuntimeError: Decode out of memory. Try to lower your batch size.", "kv_pool_exhausted_runtime", {}),
+    ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use",
+     "port_in_use", {"port": 30000}),
+    ("sglang serve: error: unrecognized arguments: --mamba-full-memory-ration 0.5", "unrecognized_argument",
+     {"unrecognized": "--mamba-full-memory-ration 0.5"}),
+    ("launch_server.py: error: argument --tp-size: invalid int value: 'two'", "invalid_argument_value",
+     {"bad_argument": "--tp-size"}),
+    ("ModuleNotFoundError: No module named 'sgl_kernel'", "dependency_import_error", {"missing_module": "sgl_kernel"}),
+    ("RuntimeError: Failed to initialize NVML: Driver/library version mismatch", "driver_cuda_mismatch", {}),
+    ("ValueError: Model architectures ['FooForCausalLM'] are not supported for now. Supported architectures: ...",
+     "unsupported_architecture", {"architectures": "['FooForCausalLM']"}),
+    ("OSError: bar/baz is not a local folder and is not a valid model identifier listed on "
+     "'https://huggingface.co/models'", "model_not_found", {}),
+    ("huggingface_hub.errors.GatedRepoError: 401 Client Error.", "model_download_failed", {}),
+    ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error",
+     "nccl_failure", {}),
+    ("[2026-01-01 00:00:00] Initialization failed. warmup error: Traceback (most recent call last):", "warmup_failed", {}),
+    ("kernel: Out of memory: Killed process 4242 (python3) total-vm:99999kB", "host_ram_oom_killed", {}),
+])
+def test_messages_and_numbers(line, cause, numbers):
+    result = classify(["[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=47.30 GB", line])
+    assert result["root_cause"] == cause, result["ranking"]
+    for key, value in numbers.items():
+        assert result["numbers"][key] == value, key
+    assert result["confidence"] in ("high", "medium")
+
+
+def test_oom_is_attributed_by_phase():
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."
+    assert classify(["Load weight begin. avail mem=10.00 GB", oom])["root_cause"] == "cuda_oom_weights"
+    assert classify(["Load weight end. type=X, avail mem=3.00 GB, mem usage=7.00 GB.",
+                     "Capturing batches (bs=64 avail_mem=0.50 GB)", oom])["root_cause"] == "cuda_oom_cuda_graph"
+    served = classify(["The server is fired up and ready to roll!", "Decode batch. #running-req: 3", oom])
+    assert served["root_cause"] == "cuda_oom_runtime"
+    assert served["numbers"]["failed_alloc_bytes"] == 20 << 20
+
+
+def test_warning_before_ready_is_not_the_failure():
+    result = classify([
+        "The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=40.1",
+        "The server is fired up and ready to roll!",
+    ])
+    assert result["root_cause"] == "none" and result["confidence"] == "high"
+
+
+def test_nothing_matched_quotes_the_error_lines():
+    result = classify(["starting", "Traceback (most recent call last):", "  File \"x.py\", line 1", "KeyError: 'weird'"])
+    assert result["root_cause"] == "other" and result["confidence"] == "low"
+    assert "KeyError: 'weird'" in result["evidence"]
+
+
+def test_normalize_strips_colour_quotes_and_cr():
+    assert normalize("> > \x1b[31mRuntimeError: x\x1b[0m\r") == "RuntimeError: x"
+
+
+def unit(**kw):
+    base = {"name": "sglang.service", "active_state": "failed", "result": "exit-code", "invocation_id": INVOCATION,
+            "exec_main_code": "exited", "exit_code": 2, "signal": None, "n_restarts": 0, "start_time": 2000.0,
+            "journal": [], "kernel_oom": [], "start_limit_hit": False}
+    base.update(kw)
+    return base
+
+
+def log(lines, mtime=2001.0, marker=MARKER):
+    return {"path": "/var/log/sglang/sglang.log", "exists": True, "mtime": mtime, "lines": lines, "marker": marker}
+
+
+def test_silent_death_takes_the_argparse_error_from_the_journal():
+    tail = {"log": log([]), "unit": unit(journal=[
+        "2026-11-29T21:20:33Z python3[4242]: sglang serve: error: unrecognized arguments: --mamba-full-memory-ration",
+        "2026-11-29T21:20:33Z systemd[1]: sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT",
+    ])}
+    result = diagnose(tail)
+    assert result["root_cause"] == "silent_death"
+    assert result["underlying_cause"] == "unrecognized_argument"
+    assert result["confidence"] == "high"
+    assert any("unrecognized arguments" in e for e in result["evidence"])
+    assert "--mamba-full-memory-ration" in result["fix"]
+    assert result["summary"].startswith("silent_death (unrecognized_argument): ")
+
+
+def test_silent_death_missing_executable_and_start_limit():
+    result = diagnose({"log": log([]), "unit": unit(exit_code=203)})
+    assert result["root_cause"] == "silent_death" and "203/EXEC" in result["fix"]
+    result = diagnose({"log": log([]), "unit": unit(exit_code=1, result="start-limit-hit", start_limit_hit=True)})
+    assert "start limit" in result["fix"]
+
+
+def test_silent_death_by_host_oom_killer():
+    tail = {"log": log([]), "unit": unit(result="oom-kill", exec_main_code="killed", exit_code=None, signal="SIGKILL",
+                                          kernel_oom=["Out of memory: Killed process 4242 (python3)"])}
+    result = diagnose(tail)
+    assert result["root_cause"] == "silent_death" and result["underlying_cause"] == "host_ram_oom_killed"
+    assert "Out of memory: Killed process 4242 (python3)" in result["evidence"]
+
+
+def test_older_runs_lines_are_never_used():
+    old = ["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."]
+    older_marker = dict(MARKER, invocation="a" * 32)
+    result = diagnose({"log": log(old, marker=older_marker), "unit": unit()})
+    assert result["root_cause"] == "silent_death" and result["freshness"]["status"] == "stale"
+    assert not any("Not enough memory" in e for e in result["evidence"])
+    result = diagnose({"log": log(old, mtime=1000.0), "unit": unit()})
+    assert result["root_cause"] == "silent_death" and result["freshness"]["status"] == "stale"
+
+
+def test_stale_log_while_the_unit_runs():
+    result = diagnose({"log": log(["old"], mtime=1000.0, marker=None), "unit": unit(active_state="active", result="success")})
+    assert result["root_cause"] == "stale_log" and result["confidence"] == "high"
+    assert "/var/log/sglang/sglang.log" in result["fix"]
+
+
+def test_running_unit_with_no_output_yet_is_not_a_failure():
+    result = diagnose({"log": log([]), "unit": unit(active_state="activating", result="success", exec_main_code=None)})
+    assert result["root_cause"] == "none" and result["confidence"] == "low"
+
+
+def test_no_marker_without_unit_is_unverified():
+    result = diagnose({"log": log(["RuntimeError: Decode out of memory. Try to lower your batch size."], marker=None)})
+    assert result["root_cause"] == "kv_pool_exhausted_runtime"
+    assert result["freshness"]["status"] == "unverified" and result["confidence"] == "medium"
+
+
+def test_empty_log_without_unit_is_silent_death_low_confidence():
+    result = diagnose({"log": log([], marker=None)}, since_marker=False)
+    assert result["root_cause"] == "silent_death" and result["confidence"] == "low"
+
+
+def test_budget_that_fits_does_not_override():
+    tail = {"log": log(["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."])}
+    result = diagnose(tail, budget={"verdict": "pass", "root_cause": None, "fixes": []})
+    assert result["root_cause"] == "kv_pool_too_small" and result["budget_used"] is False
+    assert any("fits" in n for n in result["notes"])
+
+
+def test_budget_is_ignored_for_non_memory_causes_and_bad_shapes():
+    tail = {"log": log(["ERROR:    [Errno 98] Address already in use"])}
+    for budget in ({"verdict": "fail", "root_cause": "mamba_pool_too_small", "fixes": [{"summary": "x"}]},
+                   {"budget": "garbage", "fixes": "nope"}, ["not", "a", "dict"]):
+        assert diagnose(tail, budget=budget)["root_cause"] == "port_in_use"

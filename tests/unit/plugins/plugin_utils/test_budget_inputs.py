@@ -1,0 +1,145 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Bad input gets a BudgetInputError naming the field and the fix; GPU facts and versions are read as documented."""
+import json
+import pathlib
+
+import pytest
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import (
+    CONTEXT_OVERHEAD_GIB, NCCL_OVERHEAD_GIB, BudgetInputError, evaluate, find_fixes, load_model_dir)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import (
+    checkpoint_total_bytes, read_safetensors_header)
+
+CONFIGS = pathlib.Path(__file__).resolve().parents[4] / "tests/fixtures/model-configs"
+LLAMA = json.loads((CONFIGS / "meta-llama__Llama-3.1-8B-Instruct/config.json").read_text())
+QWEN36 = json.loads((CONFIGS / "Qwen__Qwen3.6-27B/config.json").read_text())
+A6000 = {"name": "NVIDIA RTX A6000", "memory_total_mib": 49140}
+
+
+def err(model, gpus, args, version="0.5.23"):
+    with pytest.raises(BudgetInputError) as exc:
+        evaluate(model, gpus, args, version)
+    return exc.value
+
+
+def test_malformed_config_names_the_field():
+    e = err({"config": "not json"}, [A6000], {})
+    assert e.field == "model.config" and "config.json" in str(e)
+
+
+def test_missing_config_key_names_it():
+    cfg = dict(LLAMA)
+    del cfg["hidden_size"]
+    e = err({"config": cfg}, [A6000], {})
+    assert e.field == "model.config.hidden_size"
+
+
+def test_unknown_architecture_lists_the_supported_families():
+    e = err({"config": dict(LLAMA, architectures=["FooForCausalLM"])}, [A6000], {})
+    assert e.field == "model.config.architectures"
+    assert "FooForCausalLM" in str(e) and "LlamaForCausalLM" in str(e) and "Qwen3_5ForConditionalGeneration" in str(e)
+
+
+def test_tp_not_dividing_heads():
+    e = err({"config": LLAMA}, [A6000] * 3, {"tp_size": 3})
+    assert e.field == "server_args.tp_size" and "32" in str(e)
+
+
+def test_fewer_gpus_than_tp():
+    e = err({"config": LLAMA}, [A6000], {"tp_size": 2})
+    assert e.field == "gpus" and "tp_size is 2" in str(e)
+
+
+@pytest.mark.parametrize("mfs", [0, 1.0, 1.2, -0.1])
+def test_fraction_outside_open_interval(mfs):
+    e = err({"config": LLAMA}, [A6000], {"mem_fraction_static": mfs})
+    assert e.field == "server_args.mem_fraction_static"
+
+
+def test_gpu_without_memory():
+    e = err({"config": LLAMA}, [{"name": "NVIDIA RTX A6000"}], {})
+    assert e.field == "gpus[0].memory_total_mib"
+
+
+def test_empty_gpu_list():
+    assert err({"config": LLAMA}, [], {}).field == "gpus"
+
+
+def test_unknown_version_and_nearest_profile():
+    e = err({"config": LLAMA}, [A6000], {}, version="0.4.0")
+    assert e.field == "sglang_version"
+    res = evaluate({"config": LLAMA}, [A6000], {}, "0.5.22", allow_nearest_profile=True)
+    assert res["profile"] == "0.5.23" and res["confidence"] == "nearest"
+    assert any(w["id"] == "nearest_profile" for w in res["warnings"])
+
+
+def test_non_integer_flag():
+    assert err({"config": LLAMA}, [A6000], {"max_running_requests": "many"}).field == "server_args.max_running_requests"
+
+
+def test_missing_model_dir(tmp_path):
+    with pytest.raises(BudgetInputError) as exc:
+        load_model_dir(str(tmp_path))
+    assert exc.value.field == "model"
+
+
+def test_free_memory_assumption_is_documented():
+    res = evaluate({"config": LLAMA}, [dict(A6000, index=0), dict(A6000, index=1)], {"tp_size": 2}, "0.5.23")
+    g = res["budget"]["per_gpu"][0]
+    assert g["free_gib"] == pytest.approx(49140 / 1024, abs=1e-3)
+    assert g["pre_model_load_gib"] == pytest.approx(49140 / 1024 - CONTEXT_OVERHEAD_GIB - NCCL_OVERHEAD_GIB, abs=1e-3)
+    assert any(w["id"] == "assumption" and "free memory not given" in w["message"] for w in res["warnings"])
+
+
+def test_tp_imbalance_raises_the_versions_message():
+    gpus = [dict(A6000, index=0, memory_free_mib=49000), dict(A6000, index=1, memory_free_mib=40000)]
+    args = {"tp_size": 2, "mem_fraction_static": 0.8}
+    new = evaluate({"config": LLAMA}, gpus, args, "0.5.23")
+    old = evaluate({"config": LLAMA}, gpus, args, "0.5.9")
+    assert new["root_cause"] == old["root_cause"] == "tp_memory_imbalance"
+    assert new["error"]["message"].startswith("The memory capacity is unbalanced. Some GPUs may be occupied by "
+                                              "other processes. pre_model_load_memory=")
+    assert "min_per_gpu_memory=" in old["error"]["message"]
+    quiet = evaluate({"config": LLAMA}, gpus, args, "0.5.23", env={"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK": "0"})
+    assert quiet["error"] is None and any(w["id"] == "tp_memory_imbalance" for w in quiet["warnings"])
+
+
+def test_weights_larger_than_the_card():
+    res = evaluate({"config": json.loads((CONFIGS / "Qwen__Qwen2.5-72B-Instruct/config.json").read_text())},
+                   [A6000], {}, "0.5.23")
+    assert res["verdict"] == "fails" and res["root_cause"] == "cuda_oom_weights"
+    fixes = res["fixes"]
+    assert fixes == [] or all(f["verdict"] != "fails" for f in fixes)
+
+
+def test_safetensors_header_reader_reads_only_the_header(tmp_path):
+    header = {"a": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]},
+              "b": {"dtype": "F32", "shape": [4], "data_offsets": [12, 28]}, "__metadata__": {"format": "pt"}}
+    raw = json.dumps(header).encode()
+    path = tmp_path / "model.safetensors"
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"\0" * 28)
+    assert read_safetensors_header(str(path)) == header
+    assert checkpoint_total_bytes(None, [header]) == (28, "safetensors_headers")
+    assert checkpoint_total_bytes({"metadata": {"total_size": 99}}, [header]) == (99, "safetensors_index")
+
+
+def test_checkpoint_total_is_apportioned_with_the_shape_split():
+    shape = evaluate({"config": LLAMA}, [dict(A6000, index=i) for i in range(2)], {"tp_size": 2}, "0.5.23")
+    idx = evaluate({"config": LLAMA, "safetensors_index": {"metadata": {"total_size": 2 * 16_060_522_496}}},
+                   [dict(A6000, index=i) for i in range(2)], {"tp_size": 2}, "0.5.23")
+    w_shape = shape["budget"]["per_gpu"][0]["weights_gib"]
+    w_idx = idx["budget"]["per_gpu"][0]["weights_gib"]
+    assert w_idx > 1.9 * w_shape - 0.2 and idx["budget"]["totals"]["weights_source"] == "safetensors_index"
+
+
+def test_find_fixes_is_the_same_search_as_evaluate():
+    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
+            "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
+    assert find_fixes({"config": QWEN36}, gpus, args, "0.5.9") == evaluate({"config": QWEN36}, gpus, args,
+                                                                          "0.5.9")["fixes"]
+
+
+def test_result_is_json_safe():
+    res = evaluate({"config": QWEN36}, [dict(A6000, index=i) for i in range(2)], {"tp_size": 2}, "0.5.23")
+    assert json.loads(json.dumps(res)) == res

@@ -271,19 +271,17 @@ def _normalize_args(server_args: Any, version: str) -> Dict[str, Any]:
         raise BudgetInputError("server_args", f"must be a dict keyed by SGLang dest names, got "
                                               f"{type(server_args).__name__}", "pass e.g. {'tp_size': 2}")
     args = {str(k).lstrip("-").replace("-", "_"): v for k, v in server_args.items()}
-    try:  # the flag validator types and normalises values when it is present
-        from ..flag_validator import validate_server_args  # type: ignore
-    except ImportError:
+    try:  # the flag validator types the values the way SGLang's argparse would, and rejects unknown flags
+        from ..flag_validator import FlagValidationError, validate_server_args
+    except ImportError:  # pragma: no cover - the validator ships with the collection
         validate_server_args = None
     if validate_server_args is not None:
         try:
-            res = validate_server_args(args, version)
-        except Exception:  # noqa: BLE001 - the validator's own errors are reported by its own caller
-            res = None
-        if isinstance(res, dict):
-            norm = res.get("normalized") or res.get("args") or res.get("server_args")
-            if isinstance(norm, dict):
-                args = dict(args, **norm)
+            typed = validate_server_args(args, version, check_required=False)
+        except FlagValidationError as exc:
+            raise BudgetInputError("server_args", str(exc), "correct the flag as described, then re-run") from None
+        if isinstance(typed, dict):
+            args = dict(args, **typed)
     for key in ("mem_fraction_static", "mamba_full_memory_ratio", "swa_full_tokens_ratio"):
         if args.get(key) is not None:
             try:

@@ -140,19 +140,26 @@ class ModelSpec:
     quant: QuantSpec = field(default_factory=QuantSpec)
     raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)
 
-    # ---- derived views -------------------------------------------------------------------------
+    # ---- derived views (cached: the sizing path reads them on every evaluation) -----------------
+    def _ids(self, kinds: Tuple[str, ...]) -> List[int]:
+        cache = self.__dict__.setdefault("_id_cache", {})
+        key = (kinds, len(self.layers))
+        if key not in cache:
+            cache[key] = [i for i, (m, _) in enumerate(self.layers) if m in kinds]
+        return cache[key]
+
     @property
     def full_attention_layer_ids(self) -> List[int]:
-        return [i for i, (m, _) in enumerate(self.layers) if m == "full"]
+        return self._ids(("full",))
 
     @property
     def swa_layer_ids(self) -> List[int]:
-        return [i for i, (m, _) in enumerate(self.layers) if m == "swa"]
+        return self._ids(("swa",))
 
     @property
     def state_layer_ids(self) -> List[int]:
         """Layers that keep a recurrent (GDN or mamba2) state instead of KV."""
-        return [i for i, (m, _) in enumerate(self.layers) if m in ("linear", "mamba")]
+        return self._ids(("linear", "mamba"))
 
     @property
     def is_mambaish(self) -> bool:

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from functools import lru_cache
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
@@ -104,6 +105,11 @@ def _bucket(version: str, gpu_mem: Optional[float], tp: int):
     return 16384, 512
 
 
+@lru_cache(maxsize=256)
+def _decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> Tuple[int, ...]:
+    return tuple(decode_graph_bs(max_bs, spec_on, version))
+
+
 def decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> List[int]:
     if spec_on:
         bs = (list(range(1, 9)) + list(range(10, 33, 2)) + list(range(40, 65, 4)) + list(range(72, 257, 8))
@@ -114,6 +120,11 @@ def decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> List[int]:
     if version != "0.5.9" and max_bs not in bs:
         bs.append(max_bs)
     return bs
+
+
+@lru_cache(maxsize=256)
+def _prefill_graph_count(max_bs: int) -> int:
+    return len(prefill_graph_bs(max_bs))
 
 
 def prefill_graph_bs(max_bs: int) -> List[int]:
@@ -214,11 +225,11 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     algo = str(algo).upper() if algo else None
     spec_on = algo is not None
     disable_cuda_graph = bool(args.get("disable_cuda_graph"))
-    graph_bs = decode_graph_bs(max_bs, spec_on, version)
+    graph_bs = _decode_graph_bs(max_bs, spec_on, version)
     prefill_sizes = 0
     if not v059 and not disable_cuda_graph and not args.get("disable_prefill_graph"):
         prefill_max = min(8192, chunk) if spec.is_mla else chunk
-        prefill_sizes = len(prefill_graph_bs(prefill_max))
+        prefill_sizes = _prefill_graph_count(prefill_max)
 
     mfs_default = mfs_user is None
     if mfs_user is not None:

@@ -79,7 +79,10 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import classify_gpu_holders
+from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import (
+    classify_gpu_holders,
+    gpus_after_stopping,
+)
 
 
 def sglang_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None,
@@ -96,8 +99,17 @@ def sglang_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroup
                                  "integer PIDs and a dict of PID to /proc/<pid>/cgroup text" % exc)
 
 
+def sglang_gpus_after_stopping(gpus, own):
+    """Jinja entry point for :func:`gpus_after_stopping`."""
+    try:
+        return gpus_after_stopping(gpus, own)
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise AnsibleFilterError("sglang_gpus_after_stopping: bad input (%s); pass nvidia_gpu_info gpus and the "
+                                 "'own' list of sglang_gpu_holders" % exc)
+
+
 class FilterModule:
     """llmops.sglang GPU holder filter."""
 
     def filters(self):
-        return {"sglang_gpu_holders": sglang_gpu_holders}
+        return {"sglang_gpu_holders": sglang_gpu_holders, "sglang_gpus_after_stopping": sglang_gpus_after_stopping}

@@ -100,3 +100,26 @@ def classify_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgro
         action = PROCEED
         message = "no process holds memory on the GPUs selected for %s" % unit
     return {"action": action, "own": own, "foreign": foreign, "ignored": ignored, "message": message}
+
+
+def gpus_after_stopping(gpus, own):
+    """GPU facts as they will be once this unit's own holders are stopped: their memory counts as free.
+
+    The budget must see the memory a restart frees, or an unchanged configuration would look as if it no
+    longer fits while its own earlier instance still runs.
+    """
+    freed = {}
+    for holder in own or []:
+        memory = holder.get("used_memory_mib") or 0
+        freed[holder.get("gpu_uuid")] = freed.get(holder.get("gpu_uuid"), 0) + int(memory)
+    adjusted = []
+    for gpu in gpus or []:
+        gpu = dict(gpu)
+        extra = freed.get(gpu.get("uuid"), 0)
+        if extra:
+            if gpu.get("memory_free_mib") is not None:
+                gpu["memory_free_mib"] = int(gpu["memory_free_mib"]) + extra
+            if gpu.get("memory_used_mib") is not None:
+                gpu["memory_used_mib"] = max(0, int(gpu["memory_used_mib"]) - extra)
+        adjusted.append(gpu)
+    return adjusted

@@ -9,13 +9,17 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
+READY_LINE = "The server is fired up and ready to roll!"
 
 
-def fixture_lines(path):
+def fixture_lines(variable):
+    """The lines of the log fixture named by environment variable ``variable`` (a file of the log corpus)."""
+    path = os.environ.get(variable)
+    if not path:
+        sys.stderr.write("sglang test double: set %s to a log fixture from tests/fixtures/logs\n" % variable)
+        sys.exit(3)
     with open(path, encoding="utf-8") as handle:
-        return [line for line in handle.read().splitlines() if not line.startswith("# ")]
+        return handle.read().splitlines()
 
 
 def parse_args(argv):
@@ -97,17 +101,23 @@ def main(argv):
         os._exit(1)
     args = parse_args(argv)
     if mode == "replay":
-        path = os.environ.get("SGLANG_DOUBLE_REPLAY") or os.path.join(FIXTURES, "incident_kv_pool.log")
-        for line in fixture_lines(path):
+        for line in fixture_lines("SGLANG_DOUBLE_REPLAY"):
             print(line, flush=True)
         return 1
+    startup = fixture_lines("SGLANG_DOUBLE_STARTUP")
+    # Like SGLang (engine.py logs f"{server_args=}"), the real startup prints the API key: the role must
+    # keep such lines out of Ansible's output.
+    print("[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r)" % (
+        time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key), flush=True)
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    for line in fixture_lines(os.path.join(FIXTURES, "healthy_startup.log")):
+    before = [line for line in startup if READY_LINE not in line]
+    for line in before:
         print(line, flush=True)
     time.sleep(float(os.environ.get("SGLANG_DOUBLE_LOAD_SECONDS", "2")))
     State.ready = True
-    print("[%s] The server is fired up and ready to roll!" % time.strftime("%Y-%m-%d %H:%M:%S"), flush=True)
+    for line in startup[len(before):] or ["[%s] %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), READY_LINE)]:
+        print(line, flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -99,3 +99,14 @@ def test_unknown_gpu_and_missing_memory_are_described_not_crashed():
     proc = {"pid": 5, "process_name": None, "used_memory_mib": None, "gpu_uuid": "GPU-zzzz"}
     result = classify_gpu_holders([proc], UNIT, GROUP, 0, {5: V2_OTHER}, GPUS)
     assert "PID 5 (unknown process) holds an unreported amount of memory on GPU GPU-zzzz" in result["message"]
+
+
+def test_memory_of_the_units_own_holders_counts_as_free_for_the_budget():
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import gpus_after_stopping
+    gpus = [dict(GPUS[0], memory_total_mib=49140, memory_used_mib=45000, memory_free_mib=4140),
+            dict(GPUS[1], memory_total_mib=49140, memory_used_mib=10, memory_free_mib=49130)]
+    own = [holder(4100, "GPU-aaaa", mib=40000), holder(4101, "GPU-aaaa", mib=4000)]
+    adjusted = gpus_after_stopping(gpus, own)
+    assert adjusted[0]["memory_free_mib"] == 48140 and adjusted[0]["memory_used_mib"] == 1000
+    assert adjusted[1] == gpus[1]
+    assert gpus[0]["memory_free_mib"] == 4140  # input untouched

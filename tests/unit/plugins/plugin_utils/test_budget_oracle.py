@@ -30,6 +30,8 @@ def _cases():
     for path in sorted(ORACLE_DIR.glob("sglang-*.json")):
         data = json.loads(path.read_text())
         for case in data["cases"]:
+            if case.get("harness_error") or (case.get("result") is None and case.get("error") is None):
+                continue  # the oracle produced no record for this case: nothing to compare against
             out.append(pytest.param(data["sglang_version"], case, id=f"{data['sglang_version']}-{case['id']}"))
     return out
 

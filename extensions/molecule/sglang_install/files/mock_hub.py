@@ -12,7 +12,8 @@ with the status codes and ``X-Error-Code`` headers the real hub sends:
 
 Usage: ``python3 mock_hub.py CONFIG.json`` where CONFIG is
 ``{"host": "127.0.0.1", "port": 18080, "repos": {"org/name": {"dir": "...", "commit": "<40 hex>",
-"branches": ["main"], "token": "hf_..." (optional), "omit_sizes": false}}}``.
+"branches": ["main"], "token": "hf_..." (optional), "omit_sizes": false,
+"resolve_error": [status, "X-Error-Code"] (optional: file downloads fail, the API still answers)}}}``.
 """
 import hashlib
 import json
@@ -96,6 +97,10 @@ class HubHandler(BaseHTTPRequestHandler):
         if match:
             repo = self._repo(match.group(1), match.group(2))
             if repo is None:
+                return
+            if repo.get("resolve_error"):
+                status, code = repo["resolve_error"]
+                self._error(status, code, "resolve refused by mock_hub configuration")
                 return
             full = os.path.join(repo["dir"], match.group(3))
             if not os.path.isfile(full):

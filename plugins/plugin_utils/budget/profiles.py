@@ -182,6 +182,7 @@ class Resolved:
     swa_full_tokens_ratio: float
     hybrid_swa: bool
     enable_torch_compile: bool
+    attention_backend: str = "flashinfer"
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
 
@@ -270,19 +271,6 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
             context_error = MSG_CONTEXT.format(ctx=int(ctx_user), derived=spec.derived_context_len)
     context_len = int(ctx_user) if ctx_user is not None else spec.derived_context_len
 
-    # page size and attention backend
-    page = _opt(args, "page_size")
-    hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
-    attn_backend = _opt(args, "attention_backend")
-    if spec.family == "swa" and attn_backend in (None, "trtllm_mha") and sm >= 100:
-        hybrid_swa = False  # GPT-OSS with trtllm_mha disables hybrid SWA memory
-    if page is None:
-        page = 1
-        if not v059 and sm >= 100 and spec.family == "gdn" and spec.architecture.startswith("Qwen3_5") \
-                and attn_backend is None:
-            page = 64  # model_overrides/qwen3_5.py: trtllm_mha + page 64 on SM100
-    page = int(page)
-
     # speculative defaults
     mrr = int(mrr_user) if mrr_user is not None else None
     steps = _opt(args, "speculative_num_steps")
@@ -311,6 +299,25 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     elif algo == "NGRAM":
         if mrr is None:
             mrr = 48
+    # attention backend and page size (server_args.py _handle_attention_backend_compatibility,
+    # _handle_page_size and the per-model hooks; arg_groups/model_override_base.py in 0.5.23)
+    attn_backend = attention_backend(spec, args, version, sm, args.get("speculative_algorithm"),
+                                     args.get("speculative_eagle_topk"))
+    hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
+    if spec.family == "swa" and attn_backend == "trtllm_mha":
+        hybrid_swa = False  # GPT-OSS with trtllm_mha disables hybrid SWA memory
+    page = _opt(args, "page_size")
+    page = int(page) if page is not None else 1
+    if attn_backend == "flashmla":
+        page = 64
+    elif attn_backend == "cutlass_mla":
+        page = 128
+    elif attn_backend == "trtllm_mla" and page not in (32, 64):
+        page = 64
+    elif attn_backend == "trtllm_mha" and page not in (16, 32, 64):
+        page = 64
+    elif attn_backend == "fa4" and not spec.is_mla:
+        page = 128
     # hybrid mamba radix strategy
     disable_radix = bool(args.get("disable_radix_cache"))
     strategy = _opt(args, "mamba_scheduler_strategy", "mamba_radix_cache_strategy")
@@ -361,8 +368,38 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         max_mamba_cache_size=int(mmcs) if mmcs is not None else None, mamba_ssm_dtype=ssm, page_size=page,
         kv_cache_dtype=kv_dtype, kv_bytes=kv_bytes,
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
+        attention_backend=attn_backend,
         swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
         enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
+
+
+def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int, algo: Optional[str],
+                      topk: Optional[int]) -> str:
+    """The attention backend SGLang picks when ``--attention-backend`` is not given (it decides the page size)."""
+    user = _opt(args, "attention_backend", "decode_attention_backend")
+    if user:
+        return str(user)
+    sm100 = sm in (100, 103)
+    topk_one = topk is None or int(topk) == 1
+    if spec.family == "swa":  # GptOssForCausalLM hook
+        return "trtllm_mha" if sm100 else ("fa3" if sm == 90 else "triton")
+    if spec.family == "gdn" and sm100:
+        if version == "0.5.9":
+            return "triton"  # _handle_mamba_radix_cache(sm100_default_attention_backend="triton")
+        no_buffer_radix = not args.get("disable_radix_cache") and algo is None and \
+            _opt(args, "mamba_radix_cache_strategy") == "no_buffer"
+        return "triton" if no_buffer_radix else "trtllm_mha"  # model_overrides/qwen3_5.py
+    if spec.family == "mamba2" and sm100:
+        return "flashinfer"
+    if spec.is_mla:
+        if sm100:
+            return "trtllm_mla" if spec.architecture == "DeepseekV3ForCausalLM" else "flashinfer"
+        return "fa3" if sm == 90 else "triton"
+    if sm == 90 and topk_one:
+        return "fa3"
+    if sm100 and topk_one and (algo is None or topk is not None):
+        return "trtllm_mha"
+    return "triton" if spec.family == "swa" else "flashinfer"
 
 
 # ------------------------------------------------------------------------------------------------

@@ -270,3 +270,31 @@ def test_minimax_m27_fp8_moe_context():
               gpu={"name": "NVIDIA H200", "memory_total_mib": 143771, "compute_capability": "9.0"})
     assert res["budget"]["totals"]["cell_size_bytes"] == 2 * 256 * 62 * 2
     assert res["verdict"] in ("fits", "degraded")
+
+
+B200 = {"name": "NVIDIA B200", "memory_total_mib": 183359, "compute_capability": "10.0"}
+
+
+@pytest.mark.parametrize("name, version, gpu, backend, page", [
+    ("meta-llama__Llama-3.1-8B-Instruct", "0.5.9", H100, "fa3", 1),          # MHA on Hopper: fa3
+    ("meta-llama__Llama-3.1-8B-Instruct", "0.5.9", B200, "trtllm_mha", 64),  # trtllm_mha forces page 64
+    ("deepseek-ai__DeepSeek-V3", "0.5.9", B200, "trtllm_mla", 64),
+    ("deepseek-ai__DeepSeek-V3", "0.5.23", H100, "fa3", 1),
+    ("openai__gpt-oss-20b", "0.5.9", B200, "trtllm_mha", 64),
+    ("Qwen__Qwen3.6-27B", "0.5.9", B200, "triton", 1),
+    ("Qwen__Qwen3.6-27B", "0.5.23", B200, "trtllm_mha", 64),
+    ("Qwen__Qwen3.6-27B", "0.5.23", {"name": "NVIDIA RTX A6000", "memory_total_mib": 49140}, "flashinfer", 1),
+])
+def test_default_attention_backend_decides_the_page_size(name, version, gpu, backend, page):
+    res = run(name, {"tp_size": 8 if "DeepSeek" in name else 1, "mem_fraction_static": 0.8}, version=version, gpu=gpu,
+              pre=gpu["memory_total_mib"] / 1024 - 1)
+    assert res["resolved_args"]["attention_backend"] == backend
+    assert res["resolved_args"]["page_size"] == page
+    tokens = res["budget"]["totals"]["max_total_num_tokens"]
+    assert tokens is None or tokens % page == 0
+
+
+def test_gpt_oss_on_blackwell_loses_hybrid_swa_memory():
+    res = run("openai__gpt-oss-20b", {"mem_fraction_static": 0.8}, version="0.5.9", gpu=B200, pre=178.0)
+    assert res["resolved_args"]["hybrid_swa"] is False
+    assert res["budget"]["totals"]["cell_size_bytes"] == 8 * 128 * 24 * 2   # all 24 layers as full attention

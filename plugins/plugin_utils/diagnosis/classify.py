@@ -101,7 +101,7 @@ def split_lines(lines):
     """Accept a list of lines or one blob of text; split embedded newlines (CRLF too), bound the count."""
     if lines is None:
         return []
-    if isinstance(lines, (str, bytes)):
+    if not isinstance(lines, (list, tuple)):
         lines = [lines]
     out = []
     for item in lines:

@@ -13,7 +13,12 @@ hybrid models).
 from __future__ import annotations
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
-from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify, fix_for, normalize
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
+    classify,
+    fix_for,
+    normalize,
+    split_lines,
+)
 
 MEMORY_CAUSES = ("kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph")
 RUNNING_STATES = ("active", "activating", "reloading")
@@ -35,11 +40,47 @@ def _as_dict(value):
     return value if isinstance(value, dict) else {}
 
 
+def _as_list(value):
+    if isinstance(value, list):
+        return value
+    return split_lines(value)
+
+
 def _num(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
+    if isinstance(value, bool):
         return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if number == number else None
+
+
+def _int(value):
+    if isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _clean_unit(unit):
+    """The unit facts with the types the rules expect (a malformed field becomes None / empty)."""
+    unit = _as_dict(unit)
+    if not unit:
+        return {}
+    clean = {}
+    for key in ("name", "active_state", "result", "invocation_id", "exec_main_code", "signal"):
+        value = unit.get(key)
+        clean[key] = value if isinstance(value, str) and value else None
+    for key in ("exit_code", "n_restarts"):
+        clean[key] = _int(unit.get(key))
+    clean["start_time"] = _num(unit.get("start_time"))
+    clean["start_limit_hit"] = unit.get("start_limit_hit") is True
+    clean["journal"] = [str(x) for x in _as_list(unit.get("journal"))]
+    clean["kernel_oom"] = [str(x) for x in _as_list(unit.get("kernel_oom"))]
+    return clean
 
 
 def _budget_cause(budget):
@@ -83,7 +124,8 @@ def apply_budget(result, budget):
         result["log_root_cause"] = result["root_cause"]
         result["root_cause"] = cause
         result["phase"] = CAUSES[cause].phase
-    fixes = [f for f in budget.get("fixes") or [] if isinstance(f, dict)]
+    fixes = budget.get("fixes")
+    fixes = [f for f in fixes if isinstance(f, dict)] if isinstance(fixes, list) else []
     if fixes and fixes[0].get("summary"):
         result["fix"] = str(fixes[0]["summary"])
         result["fix_changes"] = _as_dict(fixes[0].get("changes"))
@@ -99,7 +141,7 @@ def _freshness(log, unit, since_marker):
     reasons = []
     if not log or not log.get("exists"):
         return "absent", ["the log does not exist"] if log else [], []
-    lines = list(log.get("lines") or [])
+    lines = _as_list(log.get("lines"))
     marker = _as_dict(log.get("marker"))
     invocation = unit.get("invocation_id")
     start = _num(unit.get("start_time"))
@@ -124,7 +166,7 @@ def _freshness(log, unit, since_marker):
 
 def _unit_lines(unit):
     """Evidence lines about the unit's end: journal, kernel OOM lines and a synthesized exit line."""
-    lines = list(unit.get("journal") or []) + list(unit.get("kernel_oom") or [])
+    lines = _as_list(unit.get("journal")) + _as_list(unit.get("kernel_oom"))
     if unit.get("result") or unit.get("exec_main_code"):
         detail = "signal=%s" % unit["signal"] if unit.get("signal") else "exit code=%s" % unit.get("exit_code")
         lines.append("unit %s: Result=%s, ExecMainCode=%s, %s, NRestarts=%s" % (
@@ -164,7 +206,7 @@ def diagnose(tail, since_marker=True, budget=None):
     """The diagnosis dict for one ``sglang_log_tail`` result (keys ``log``, ``unit``, ``now``)."""
     tail = _as_dict(tail)
     log = _as_dict(tail.get("log")) or None
-    unit = _as_dict(tail.get("unit"))
+    unit = _clean_unit(tail.get("unit"))
     status, reasons, log_lines = _freshness(log, unit, since_marker)
     unit_lines = _unit_lines(unit) if unit else []
     running = unit.get("active_state") in RUNNING_STATES
@@ -236,7 +278,7 @@ def diagnose(tail, since_marker=True, budget=None):
             "log_mtime": (log or {}).get("mtime"),
             "unit_start_time": unit.get("start_time"),
             "log_lines": len(log_lines),
-            "journal_lines": len(unit.get("journal") or []),
+            "journal_lines": len(_as_list(unit.get("journal"))),
         },
         "ranking": diag.get("ranking", []),
         "notes": notes,

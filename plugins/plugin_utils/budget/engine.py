@@ -15,11 +15,12 @@ import json
 import os
 import re
 import struct
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..versions import UnsupportedVersionError, resolve_version
 from .errors import BudgetInputError
-from .model_spec import ModelSpec, build_model_spec
+from .model_spec import ModelSpec, QuantSpec, build_model_spec
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
                        resolve_args, runtime_needs, size_pools)
 from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header)
@@ -41,7 +42,9 @@ _SM_BY_NAME = (("B200", 100), ("B100", 100), ("GB200", 100), ("H200", 90), ("H10
                ("T4", 75))
 
 _MODEL_CACHE: Dict[Tuple[int, ...], Tuple[ModelSpec, Optional[int], str, Any]] = {}
-_WEIGHT_CACHE: Dict[Tuple[int, int, int], WeightBreakdown] = {}
+_WEIGHT_CACHE: Dict[Tuple[Any, ...], WeightBreakdown] = {}
+_SPEC_VARIANTS: Dict[Tuple[Any, ...], ModelSpec] = {}
+_SPEC_KEEPALIVE: Dict[int, ModelSpec] = {}  # specs whose id() is a cache key stay alive
 
 
 # ------------------------------------------------------------------------------------------------
@@ -102,7 +105,7 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
 
 
 def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
-             override: Optional[Dict[str, Any]]) -> WeightBreakdown:
+             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool) -> WeightBreakdown:
     if override:
         return WeightBreakdown(
             target_param_bytes=int(override.get("target_param_bytes", 0)),
@@ -111,12 +114,36 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
             draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
             draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
             checkpoint_total_bytes=total)
-    key = (id(spec), tp, ep, total or 0)
+    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head)
     wb = _WEIGHT_CACHE.get(key)
     if wb is None:
-        wb = compute_weights(spec, tp, ep, total, source)
+        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
+        if len(_WEIGHT_CACHE) > 4096:
+            _WEIGHT_CACHE.clear()
         _WEIGHT_CACHE[key] = wb
+        _SPEC_KEEPALIVE[id(spec)] = spec
     return wb
+
+
+def _effective_spec(spec: ModelSpec, args: Dict[str, Any]) -> ModelSpec:
+    """The spec as loaded under ``--dtype`` and online ``--quantization`` (bf16 checkpoint quantized at load).
+
+    ``configs/model_config.py _get_and_verify_dtype``: ``auto`` keeps bf16/fp16 and turns float32 (or a missing
+    dtype) into 16-bit, so only an explicit ``--dtype float32`` makes 4-byte weights and KV."""
+    dtype = str(args.get("dtype") or "auto").lower()
+    quant = str(args.get("quantization") or "").lower()
+    online = quant in ("fp8", "w8a8_fp8", "fbgemm_fp8") and spec.quant.method is None
+    if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online:
+        return spec
+    key = (id(spec), dtype, online)
+    cached = _SPEC_VARIANTS.get(key)
+    if cached is None:
+        cached = replace(spec, dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
+                         quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate"))
+                         if online else spec.quant)
+        _SPEC_VARIANTS[key] = cached
+        _SPEC_KEEPALIVE[id(spec)] = spec
+    return cached
 
 
 def _sm(gpu: Dict[str, Any]) -> int:
@@ -199,9 +226,10 @@ def _f32(x: float) -> float:
 def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
           ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], version: str,
           env: Dict[str, str]) -> Dict[str, Any]:
+    spec = _effective_spec(spec, args)
     r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
-    wb = _weights(spec, r.tp, r.ep, total, source, override)
+    wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")))
     out: Dict[str, Any] = {"resolved": r, "weights": wb, "error": None, "sizing": None, "root_cause": "none"}
     cell = cell_size(spec, r)
     per_req = mamba_per_req(spec, r)

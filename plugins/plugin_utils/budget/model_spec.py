@@ -308,9 +308,9 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
     tie = bool(config.get("tie_word_embeddings", text.get("tie_word_embeddings", False)))
     dtype = str(text.get("torch_dtype") or text.get("dtype") or config.get("torch_dtype") or config.get("dtype")
                 or "bfloat16")
-    dtype_bytes = DTYPE_BYTES.get(dtype.replace("torch.", ""), 2)
-    if dtype_bytes == 4:
-        dtype_bytes = 4  # SGLang keeps float32 checkpoints in float32 unless --dtype says otherwise
+    # configs/model_config.py _get_and_verify_dtype: with --dtype auto a float32 (or undeclared) checkpoint is
+    # served in float16, bf16/fp16 stay as they are; --dtype float32 is applied by the engine (_effective_spec).
+    dtype_bytes = min(2, DTYPE_BYTES.get(dtype.replace("torch.", ""), 2))
     max_pos = _int(text, "max_position_embeddings", where, 2048)
     rope_params = text.get("rope_parameters") or {}
     partial = float(text.get("partial_rotary_factor", rope_params.get("partial_rotary_factor", 1.0)) or 1.0)

@@ -151,6 +151,7 @@ class Resolved:
     tp: int
     attn_tp: int
     ep: int
+    attn_dp: int
     gpu_mem_mib: Optional[float]
     sm: int
     mem_fraction_static: float
@@ -356,7 +357,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     ratio = _opt(args, "mamba_full_memory_ratio")
     mmcs = _opt(args, "max_mamba_cache_size")
     return Resolved(
-        version=version, tp=tp, attn_tp=attn_tp, ep=ep, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
+        version=version, tp=tp, attn_tp=attn_tp, ep=ep, attn_dp=attn_dp, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
         mfs_from_default=mfs_default, chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, cuda_graph_bs=graph_bs,
         prefill_graph_sizes=prefill_sizes, disable_cuda_graph=disable_cuda_graph, context_len=context_len,
         context_error=context_error, spec_algorithm=algo, spec_steps=steps, spec_topk=topk, spec_draft_tokens=draft,
@@ -519,35 +520,36 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     mamba_main = mamba_spec = 0.0
     R = r.max_running_requests
     D = r.spec_draft_tokens or 0
+    dpw = r.attn_dp  # DP-attention workers: requests and mamba slots are per worker
     if spec.is_mambaish:
         ratio = mamba_ratio(r)
         if v059:
             if spec_on:
-                rest -= per_req * R * D / GIB
-                mamba_spec = per_req * R * D / GIB
+                mamba_spec = per_req * (R // dpw) * D / GIB
+                rest -= mamba_spec
             if r.max_mamba_cache_size is not None:
-                K = r.max_mamba_cache_size
+                K = r.max_mamba_cache_size // dpw
             elif r.disable_radix_cache and R is not None:
-                K = R
+                K = R // dpw
             else:
                 K = int((rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB) // per_req)
             mamba_main = K * per_req / GIB
             rest -= mamba_main
         else:
             if r.max_mamba_cache_size is not None:
-                K = r.max_mamba_cache_size
+                K = r.max_mamba_cache_size // dpw
                 if spec_on:
-                    capped = min(max(1, R), K // ratio)
+                    capped = min(max(1, R // dpw), K // ratio)
                     mamba_spec = per_req * (capped + 1) * D / GIB
             elif r.disable_radix_cache and R is not None:
-                K = max(1, R)
+                K = max(1, R // dpw)
                 if spec_on:
                     mamba_spec = per_req * (K + 1) * D / GIB
             else:
                 budget = rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
                 if spec_on:
                     K = int((budget - per_req * (1 + D)) // (per_req * (1 + D / ratio)))
-                    capped = min(max(1, R), K // ratio)
+                    capped = min(max(1, R // dpw), K // ratio)
                     mamba_spec = per_req * (capped + 1) * D / GIB
                 else:
                     K = int((budget - per_req) // per_req)
@@ -569,6 +571,8 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
         reqs = R if R is not None else min(max(int(tokens / r.context_len * 512), 2048), 4096)
         if spec.is_mambaish:
             reqs = min(reqs, K // mamba_ratio(r))
+            if spec_on and dpw > 1:
+                reqs = min(reqs, R // dpw)
     else:
         tokens = int(int(rest * GIB) // cell_b) // r.page_size * r.page_size
     if r.max_total_tokens is not None:
@@ -601,15 +605,15 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
             root = "mamba_pool_too_small"
         raise StartupError("RuntimeError", msg, root)
     if v059:
-        max_running = min(tokens // 2 if R is None else R, reqs)
-        if R is not None and max_running < R:
+        max_running = min(tokens // 2 if R is None else R // dpw, reqs)
+        if R is not None and max_running < R // dpw:
             warnings.append({"id": "max_running_requests_capped",
                              "message": f"max_running_requests is capped to {max_running} (requested {R}) by the "
                                         f"mamba state cache ({K} slots, {mamba_ratio(r)} per request)"})
     else:
         est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
         if R is not None:
-            reqs = min(max(1, R), tokens // 2)
+            reqs = min(max(1, R // dpw), tokens // 2)
         else:
             reqs = min(est, tokens // 2)
         capped_by_mamba = False
@@ -627,9 +631,10 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
             if reqs <= 0:
                 raise StartupError("RuntimeError", MSG_MAMBA_REQS_0523.format(k=K, ratio=ratio, n=reqs),
                                    "mamba_pool_too_small")
-        if R is not None and reqs < R and not capped_by_mamba:
+        if R is not None and reqs < max(1, R // dpw) and not capped_by_mamba:
             warnings.append({"id": "max_running_requests_capped",
-                             "message": f"max_running_requests was reduced from the requested {R} to {reqs} (per dp "
+                             "message": f"max_running_requests was reduced from the requested {max(1, R // dpw)} "
+                                        f"to {reqs} (per dp "
                                         f"worker) due to the available KV cache capacity."})
         max_running = reqs
     if max_running <= 0:

@@ -240,15 +240,18 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     return out
 
 
-def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int) -> List[Linear]:
+def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int,
+                   attn_tp: Optional[int] = None) -> List[Linear]:
+    """One layer on one rank; the mixer is split over the attention TP group (``tp / attn_dp``)."""
     h = spec.hidden_size
+    atp = attn_tp or tp
     out: List[Linear] = []
     if mixer in ("full", "swa"):
-        out += _mla(spec, i, tp) if spec.is_mla else _attention(spec, i, tp)
+        out += _mla(spec, i, atp) if spec.is_mla else _attention(spec, i, atp)
     elif mixer == "linear":
-        out += _gdn(spec, i, tp)
+        out += _gdn(spec, i, atp)
     elif mixer == "mamba":
-        out += _mamba2(spec, i, tp)
+        out += _mamba2(spec, i, atp)
     if ffn == "dense":
         out += _mlp(spec, i, spec.intermediate_size, tp)
     elif ffn == "moe":
@@ -258,11 +261,25 @@ def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: i
     return out
 
 
-def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True) -> List[Linear]:
-    rows = _pad(spec.vocab_size, VOCAB_PAD) // tp if tp > 1 else spec.vocab_size
-    out = [Linear(None, "embed_tokens", rows, spec.hidden_size, quantizable=False)]
+def _vocab_rows(spec: ModelSpec, tp: int) -> int:
+    return _pad(spec.vocab_size, VOCAB_PAD) // tp if tp > 1 else spec.vocab_size
+
+
+def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Optional[int] = None,
+                dp_lm_head: bool = False) -> List[Linear]:
+    """Embedding and lm_head rows on one rank.
+
+    With DP attention (``attn_tp < tp``) DeepSeek's embedding uses the attention TP group
+    (``use_attn_tp_group``), Qwen3.5's is replicated (``enable_tp=not is_dp_attention_enabled()``), others keep
+    the full TP split; the lm_head uses the attention group only with ``--enable-dp-lm-head``."""
+    atp = attn_tp or tp
+    embed_tp = tp
+    if atp < tp:
+        embed_tp = atp if spec.is_mla else (1 if spec.architecture.startswith("Qwen3_5") else tp)
+    out = [Linear(None, "embed_tokens", _vocab_rows(spec, embed_tp), spec.hidden_size, quantizable=False)]
     if own_head and not spec.tie_embeddings:
-        out.append(Linear(None, "lm_head", rows, spec.hidden_size, quantizable=False))
+        head_tp = atp if dp_lm_head else tp
+        out.append(Linear(None, "lm_head", _vocab_rows(spec, head_tp), spec.hidden_size, quantizable=False))
     return out
 
 
@@ -296,16 +313,18 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
     return rows
 
 
-def target_linears(spec: ModelSpec, tp: int, ep: int = 1) -> List[Linear]:
-    rows = _embeddings(spec, tp)
+def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int] = None,
+                   dp_lm_head: bool = False) -> List[Linear]:
+    rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     for i, (mixer, ffn) in enumerate(spec.layers):
-        rows += _decoder_layer(spec, i, mixer, ffn, tp, ep)
+        rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
     rows.append(_norm(None, "norm", spec.hidden_size))
     rows += _vision(spec, tp)
     return rows
 
 
-def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = True) -> List[Linear]:
+def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = True,
+                  attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
     """The NEXTN/MTP draft head as SGLang builds it from the target checkpoint.
 
     Qwen3.5/3.6 and Qwen3-Next (``models/qwen3_5_mtp.py``, ``qwen3_next_mtp.py``): replicated ``fc`` 2H->H,
@@ -321,11 +340,11 @@ def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = 
     ffn = "moe" if spec.num_experts else "dense"
     rows: List[Linear] = []
     if own_embed_head:
-        rows += _embeddings(spec, tp)
+        rows += _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     rows.append(Linear(None, "mtp.fc", h, 2 * h, quantizable=False))
     rows += [_norm(None, "mtp.norms", 3 * h)]
     for k in range(n):
-        rows += _decoder_layer(spec, idx + k, "full", ffn, tp, ep)
+        rows += _decoder_layer(spec, idx + k, "full", ffn, tp, ep, attn_tp)
     return rows
 
 
@@ -373,12 +392,14 @@ class WeightBreakdown:
 
 
 def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
-                    source: str = "shapes") -> WeightBreakdown:
+                    source: str = "shapes", attn_tp: Optional[int] = None,
+                    dp_lm_head: bool = False) -> WeightBreakdown:
     """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE)."""
-    target = linears_bytes(target_linears(spec, tp, ep), spec)
-    draft_rows = draft_linears(spec, tp, ep)
+    target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
+    draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec)
-    embed_head = linears_bytes(_embeddings(spec, tp), spec) if draft_rows else 0
+    embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head), spec) \
+        if draft_rows else 0
     if checkpoint_total:
         # Apportion the real total with the shape split: same fraction per rank as the shapes give.
         full = linears_bytes(target_linears(spec, 1, 1), spec)
@@ -388,7 +409,7 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
             scale = checkpoint_total / shape_total
             target = int(target * scale)
             draft = int((draft - embed_head) * scale) + embed_head if draft_rows else 0
-    buffers = rope_cache_bytes(spec) + mla_absorbed_bytes(spec, tp) + gemma_norm_buffer_bytes(spec)
+    buffers = rope_cache_bytes(spec) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
     return WeightBreakdown(target_param_bytes=target, target_buffer_bytes=buffers, draft_param_bytes=draft,
                            draft_buffer_bytes=0, draft_embed_head_bytes=embed_head, source=source,
                            checkpoint_total_bytes=checkpoint_total)

@@ -298,3 +298,53 @@ def test_gpt_oss_on_blackwell_loses_hybrid_swa_memory():
     res = run("openai__gpt-oss-20b", {"mem_fraction_static": 0.8}, version="0.5.9", gpu=B200, pre=178.0)
     assert res["resolved_args"]["hybrid_swa"] is False
     assert res["budget"]["totals"]["cell_size_bytes"] == 8 * 128 * 24 * 2   # all 24 layers as full attention
+
+
+def test_dp_attention_replicates_attention_and_divides_requests():
+    gpu = {"name": "NVIDIA H200", "memory_total_mib": 143771, "compute_capability": "9.0"}
+    base = {"tp_size": 8, "mem_fraction_static": 0.85, "max_running_requests": 64}
+    tp = run("deepseek-ai__DeepSeek-V3", base, pre=139.0, gpu=gpu, version="0.5.9")
+    dp = run("deepseek-ai__DeepSeek-V3", dict(base, dp_size=8, enable_dp_attention=True), pre=139.0, gpu=gpu,
+             version="0.5.9")
+    spec = spec_of("deepseek-ai__DeepSeek-V3")
+    # attention per layer on one rank, fp8 with 128x128 fp32 block scales, split 8 ways vs whole:
+    # q_b 1536 -> 128*192, kv_b 512 -> 128*256, o 128*128 -> 7168 (fused_qkv_a is replicated either way)
+
+    def fp8(out, inp):
+        return out * inp + -(-out // 128) * -(-inp // 128) * 4
+
+    whole = fp8(128 * 192, 1536) + fp8(128 * 256, 512) + fp8(7168, 128 * 128)
+    split = fp8(16 * 192, 1536) + fp8(16 * 256, 512) + fp8(7168, 16 * 128)
+    embed = (129280 - 129280 // 8) * 7168 * 2            # embedding split over attn_tp = 1 instead of 8
+    absorbed = 61 * (128 - 16) * (128 + 128) * 512 * 2    # w_kc/w_vc per rank follow the attention heads
+    grow = (dp["budget"]["per_gpu"][0]["weights_gib"] - tp["budget"]["per_gpu"][0]["weights_gib"]) * GIB
+    assert grow == pytest.approx(61 * (whole - split) + embed + absorbed, rel=0.002)
+    assert spec.is_mla
+    assert dp["budget"]["totals"]["max_running_requests"] == 64 // 8
+
+
+def test_0523_attn_dp_divides_mamba_slots_and_requests():
+    args = {"tp_size": 4, "mem_fraction_static": 0.85, "attn_dp_size": 2, "max_running_requests": 48,
+            "disable_radix_cache": True}
+    res = run("Qwen__Qwen3-Next-80B-A3B-Instruct", args, weights_gib=40.0)
+    t = res["budget"]["totals"]
+    assert t["mamba_slots"] == 24 and t["max_running_requests"] == 24
+    # attention TP is 2: one KV head per rank, GDN state split 2 ways
+    assert t["cell_size_bytes"] == 1 * 512 * 12 * 2
+    conv = (32 * 128 + 2 * 16 * 128) // 2 * 3 * 2
+    assert t["mamba_state_per_req_bytes"] == (conv + 16 * 128 * 128 * 4) * 36
+
+
+def test_online_fp8_quantization_and_float32_dtype():
+    base = run("meta-llama__Llama-3.1-8B-Instruct", {"mem_fraction_static": 0.8})
+    fp8 = run("meta-llama__Llama-3.1-8B-Instruct", {"mem_fraction_static": 0.8, "quantization": "fp8"})
+    f32 = run("meta-llama__Llama-3.1-8B-Instruct", {"mem_fraction_static": 0.8, "dtype": "float32"})
+    linear = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    saved = (base["budget"]["per_gpu"][0]["weights_gib"] - fp8["budget"]["per_gpu"][0]["weights_gib"]) * GIB
+    assert saved == pytest.approx(linear, rel=0.001)            # 2 B -> 1 B per linear element (+ tiny scales)
+    assert f32["budget"]["totals"]["cell_size_bytes"] == 2 * base["budget"]["totals"]["cell_size_bytes"]
+
+
+def test_float32_checkpoint_is_served_in_16_bit():
+    cfg = dict(load("meta-llama__Llama-3.1-8B-Instruct")["config"], torch_dtype="float32")
+    assert build_model_spec(cfg).dtype_bytes == 2

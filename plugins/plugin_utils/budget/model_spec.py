@@ -70,6 +70,7 @@ class QuantSpec:
             return None
         full = name if layer is None else f"layers.{layer}.{name}"
         for pat in self.not_converted:
+            pat = re.sub(r"^(model\.)?(language_model\.)?(model\.)?", "", pat)  # checkpoint prefixes
             rx = re.escape(pat).replace(r"\*", r"[^.]*")
             if re.search(r"(^|\.)" + rx + r"($|\.)", full) or pat == name.rsplit(".", 1)[-1]:
                 return None

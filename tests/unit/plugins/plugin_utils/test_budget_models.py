@@ -145,6 +145,17 @@ def test_gpt_oss_20b_hybrid_swa_split():
     spec = spec_of("openai__gpt-oss-20b")
     assert len(spec.swa_layer_ids) == 12 and len(spec.full_attention_layer_ids) == 12
     assert spec.derived_context_len == 131072 and spec.quant.method == "mxfp4"
+    # modules_to_not_convert names "model.layers.*.self_attn": attention stays bf16, experts are mxfp4
+    assert spec.quant.algo_for(3, "self_attn.q_proj") is None
+    assert spec.quant.algo_for(3, "mlp.experts.down_proj") == "mxfp4"
+    attn = 24 * (2880 * 4096 + 4096 + 2 * (2880 * 512 + 512) + 4096 * 2880 + 2880 + 64 + 2 * 2880) * 2
+    experts = 24 * 32 * ((2 * 2880 * 2880) + 2880 * 2880) * (0.5 + 1 / 32) + 24 * 32 * (2 * 2880 + 2880) * 2
+    router = 24 * (32 * 2880 + 32) * 2
+    embed = 2 * 201088 * 2880 * 2 + 2880 * 2
+    wb = compute_weights(spec, 1)
+    assert wb.target_param_bytes == pytest.approx(attn + experts + router + embed, rel=1e-6)
+    # the oracle sweep measured 12.85 GiB from SGLang's classes (params + the 32 MiB YaRN rope cache)
+    assert (wb.target_param_bytes + wb.target_buffer_bytes) / GIB == pytest.approx(12.85, abs=0.01)
     res = run("openai__gpt-oss-20b", {"mem_fraction_static": 0.85}, weights_gib=12.85)
     t = res["budget"]["totals"]
     per = 8 * (64 + 64) * 2

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Generate the SGLang ``launch_server`` flag catalog of a release from its real wheel.
 
@@ -250,7 +249,7 @@ class Source:
         raise Unresolved(f"cannot follow the binding of {module.name}.{name}: {ast.unparse(stmt)[:80]}")
 
     def class_attribute(self, cls: ClassRef, attr: str):
-        enum_like = any(ast.unparse(b).split(".")[-1] in ("Enum", "StrEnum", "IntEnum") for b in cls.node.bases)
+        enum_like = any(ast.unparse(b).rsplit(".", maxsplit=1)[-1] in ("Enum", "StrEnum", "IntEnum") for b in cls.node.bases)
         for stmt in cls.node.body:
             target, value = None, None
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -284,7 +283,10 @@ class Source:
     # -- expressions ---------------------------------------------------------------------------
     def eval(self, node: ast.AST, module: str, local: dict | None = None, class_scope: ClassRef | None = None):
         local = local or {}
-        ev = lambda n: self.eval(n, module, local, class_scope)  # noqa: E731
+
+        def ev(child):
+            return self.eval(child, module, local, class_scope)
+
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
@@ -383,7 +385,9 @@ class Source:
         raise Unresolved(f"cannot iterate {value!r}")
 
     def _call(self, node: ast.Call, module: str, local: dict, class_scope):
-        ev = lambda n: self.eval(n, module, local, class_scope)  # noqa: E731
+        def ev(child):
+            return self.eval(child, module, local, class_scope)
+
         func = ev(node.func)
         args = []
         for arg in node.args:
@@ -772,7 +776,7 @@ def field_flag(src: Source, cls: ClassRef, stmt: ast.AnnAssign) -> Flag | None:
     tp, *metas = ann.slice.elts
     meta = None
     for m in metas:
-        if isinstance(m, ast.Call) and ast.unparse(m.func).split(".")[-1] == "Arg":
+        if isinstance(m, ast.Call) and ast.unparse(m.func).rsplit(".", maxsplit=1)[-1] == "Arg":
             meta = {k.arg: k.value for k in m.keywords}
             break
         try:
@@ -841,7 +845,7 @@ def field_flag(src: Source, cls: ClassRef, stmt: ast.AnnAssign) -> Flag | None:
 
     inner, alias_module = _resolve_alias(src, _unwrap_optional(tp), cls.module)
     inner = _unwrap_optional(inner)
-    head = ast.unparse(inner.value if isinstance(inner, ast.Subscript) else inner).split(".")[-1]
+    head = ast.unparse(inner.value if isinstance(inner, ast.Subscript) else inner).rsplit(".", maxsplit=1)[-1]
     choices = arg("choices")
     const = arg("const")
     if head == "Literal":

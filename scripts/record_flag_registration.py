@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Record SGLang's own ``launch_server`` argparse registration as a test fixture.
 
@@ -88,7 +87,7 @@ def _install_import_shims(stubbed: set[str]) -> None:
         "__enter__", "__exit__", "__await__", "__aiter__", "__fspath__", "__index__", "__int__", "__float__",
         "__bool__", "__dataclass_fields__", "__get_pydantic_core_schema__", "__supertype__", "__version__",
         "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
-        "__class_getitem__", "__init_subclass__", "__set__", "__length_hint__", "__code__", "__defaults__",
+        "__class_getitem__", "__init_subclass__", "__length_hint__", "__code__", "__defaults__",
         "__kwdefaults__", "__closure__", "__globals__", "__isabstractmethod__", "__abstractmethods__",
     }
 
@@ -287,6 +286,7 @@ def main(argv: list[str]) -> int:
             capture_output=True,
             text=True,
             cwd=str(CACHE),
+            check=False,
         )
         if result.returncode:
             sys.stderr.write(result.stderr)

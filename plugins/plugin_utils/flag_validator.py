@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_catalog import (
     Flag,

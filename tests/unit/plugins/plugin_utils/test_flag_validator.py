@@ -46,16 +46,18 @@ def error_of(args, version, **kwargs):
 def recorded_parser(version):
     """An argparse parser shaped like the version's real one, rebuilt from the recorded registration
     (types reduced to int/float/str/json; custom actions to plain stores of the same arity)."""
-    types = {"int": int, "float": float, "loads": json.loads, "json_list_type": json.loads}
+    types = {"int": int, "float": float, "human_readable_int": int, "loads": json.loads, "json_list_type": json.loads}
     parser = argparse.ArgumentParser(prog="sglang serve", add_help=False)
     for action in json.loads((RECORDED / f"sglang-{version}.json").read_text())["actions"]:
         kwargs = {"dest": action["dest"], "default": action["default"]}
-        if action["action_class"] in ("_StoreTrueAction",) or action["nargs"] == 0:
-            kwargs["action"] = "store_true" if action["action_class"] != "BooleanOptionalAction" else argparse.BooleanOptionalAction
+        options = action["option_strings"]
+        if action["action_class"] == "BooleanOptionalAction":
+            kwargs["action"] = argparse.BooleanOptionalAction
+            options = [o for o in options if not o.startswith("--no-")]
+        elif action["nargs"] == 0:
+            kwargs["action"] = "store_true"
         else:
-            kwargs.update(nargs=action["nargs"], choices=action["choices"],
-                          type=types.get(action["type"], str) if action["type"] != "human_readable_int" else int)
-        options = [o for o in action["option_strings"] if not o.startswith("--no-")] if kwargs.get("action") is argparse.BooleanOptionalAction else action["option_strings"]
+            kwargs.update(nargs=action["nargs"], choices=action["choices"], type=types.get(action["type"], str))
         parser.add_argument(*options, **kwargs)
     return parser
 

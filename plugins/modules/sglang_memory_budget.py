@@ -1,0 +1,181 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: sglang_memory_budget
+short_description: Predict SGLang's startup memory accounting and fail before launch when it will not start
+version_added: 0.1.0
+description:
+  - Replays the GPU memory accounting that a pinned SGLang release performs at startup, from the model's
+    C(config.json) and the GPUs' real free memory, without loading a single weight.
+  - Covers target and draft (NEXTN/MTP/EAGLE) weights per GPU under tensor parallelism, the
+    C(mem_fraction_static) semantics, KV bytes per token (MHA/GQA, MLA, hybrid SWA, hybrid full+linear
+    attention), the Gated-DeltaNet/mamba state pool and its speculative intermediate states, SGLang's argument
+    defaults for that release, and the order of its startup checks with their exact messages.
+  - Returns a verdict (V(fits), V(degraded), V(fails)), a stable root cause id, a one-line message with the
+    numbers, and fixes, each a concrete flag change whose outcome the same engine re-computed, ranked by
+    least capacity lost.
+  - This is an action plugin; the computation runs on the controller. Model files may be read on the target.
+author:
+  - llmops.sglang maintainers (@llmops-sglang)
+options:
+  model:
+    description:
+      - The model. A model directory or a C(config.json) path (read on the controller or the target, see
+        O(model_location)), or an inline C(config.json) dict, or a dict with the keys C(config),
+        C(hf_quant_config) and C(safetensors_index) (the parsed files).
+      - When the directory holds C(model.safetensors.index.json), its C(metadata.total_size) is used for the
+        weight bytes; otherwise they come from the architecture's shapes.
+    type: raw
+    required: true
+  model_location:
+    description:
+      - Where a model path is read. V(auto) reads it on the controller when the path exists there, and on the
+        target otherwise.
+    type: str
+    default: auto
+    choices: [auto, controller, target]
+  gpus:
+    description:
+      - The GPUs, either the registered result of M(llmops.sglang.nvidia_gpu_info) (real free memory and the
+        processes holding memory), or a declared list of dicts with the same keys for planning without
+        hardware (C(name) and C(memory_total_mib) are enough; free memory then defaults to the total less
+        SGLang's CUDA context and NCCL overhead, and the result says so).
+    type: raw
+    required: true
+  gpu_indices:
+    description: Use only these GPUs (by index or UUID), in this order, as C(CUDA_VISIBLE_DEVICES) would.
+    type: list
+    elements: str
+  server_args:
+    description:
+      - SGLang server arguments keyed by flag dest, as for the C(llmops.sglang.sglang_argv) filter, for
+        example C(tp_size), C(mem_fraction_static), C(context_length), C(speculative_algorithm).
+      - They are validated against the flag catalog of O(sglang_version).
+    type: dict
+    default: {}
+  sglang_version:
+    description: The SGLang release whose accounting is replayed, such as V(0.5.9) or V(0.5.23).
+    type: str
+    required: true
+  allow_nearest_profile:
+    description:
+      - Use the nearest supported profile for a release that has none. The result's RV(confidence) is then
+        V(nearest).
+    type: bool
+    default: false
+  env:
+    description: C(SGLANG_*) environment variables that change sizing (for example C(SGLANG_MAMBA_SSM_DTYPE)).
+    type: dict
+    default: {}
+  fail_on:
+    description:
+      - V(error) fails the task when SGLang is predicted to fail, V(warning) also when it would start degraded
+        (for example with C(max_running_requests) capped), V(never) only reports.
+    type: str
+    default: error
+    choices: [error, warning, never]
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  action:
+    support: full
+notes:
+  - A bad input (malformed C(config.json), unknown architecture, a TP size that does not divide the heads,
+    fewer GPUs than TP, a fraction outside (0, 1), a GPU without memory) fails with a message that names the
+    input and the fix.
+seealso:
+  - module: llmops.sglang.nvidia_gpu_info
+  - module: llmops.sglang.sglang_diagnose
+"""
+
+EXAMPLES = r"""
+- name: Preflight the incident on declared GPUs (no hardware needed)
+  llmops.sglang.sglang_memory_budget:
+    model: /models/Qwen3.6-27B
+    gpus:
+      - {name: NVIDIA RTX A6000, memory_total_mib: 49140}
+      - {name: NVIDIA RTX A6000, memory_total_mib: 49140}
+    sglang_version: "0.5.9"
+    server_args:
+      tp_size: 2
+      mem_fraction_static: 0.85
+      context_length: 65536
+      speculative_algorithm: NEXTN
+      speculative_num_steps: 3
+      speculative_eagle_topk: 1
+      speculative_num_draft_tokens: 4
+
+- name: Budget against the real free memory inside the container
+  block:
+    - name: Read the GPUs
+      llmops.sglang.nvidia_gpu_info:
+      register: gpu_info
+    - name: Budget
+      llmops.sglang.sglang_memory_budget:
+        model: /models/Qwen3.6-27B
+        model_location: target
+        gpus: "{{ gpu_info }}"
+        sglang_version: "0.5.23"
+        server_args: {tp_size: 2, context_length: 65536}
+        fail_on: warning
+"""
+
+RETURN = r"""
+verdict:
+  description: V(fits), V(degraded) (starts, but with a warning that quietly limits service) or V(fails).
+  returned: always
+  type: str
+root_cause:
+  description: Stable id of the decisive condition, shared with M(llmops.sglang.sglang_diagnose) (V(none) when it fits).
+  returned: always
+  type: str
+  sample: mamba_pool_too_small
+message:
+  description: One line with the numbers.
+  returned: always
+  type: str
+error:
+  description: The exception SGLang itself raises for this configuration, with that release's exact message, or null.
+  returned: always
+  type: dict
+warnings:
+  description: Startup warnings that degrade service (capped max_running_requests, KV pool below one context, TP imbalance, low headroom).
+  returned: always
+  type: list
+  elements: dict
+budget:
+  description: Per GPU (total, free at start, weights, draft, mamba pool, KV pool, headroom) and totals (max_total_num_tokens, max_running_requests, mamba_slots, context_len, mem_fraction_static, min_viable_mem_fraction_static).
+  returned: always
+  type: dict
+fixes:
+  description: Concrete flag changes with their re-computed outcome, ranked by least capacity lost.
+  returned: always
+  type: list
+  elements: dict
+resolved_args:
+  description: The server arguments as that SGLang release resolves them (defaults filled in).
+  returned: always
+  type: dict
+sglang_version:
+  description: The requested release.
+  returned: always
+  type: str
+profile:
+  description: The profile used.
+  returned: always
+  type: str
+confidence:
+  description: V(exact) when the release has its own profile, V(nearest) otherwise.
+  returned: always
+  type: str
+"""

@@ -14,7 +14,12 @@ fixture test checks against what SGLang's own code produced.
 
 from __future__ import annotations
 
+import json
+import os
 import random
+
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
+                       "model-configs")
 
 GPUS = {
     # name: (nvidia-smi name, memory.total MiB, compute capability, SM count)
@@ -252,11 +257,20 @@ def _incident_0_5_9():
     return C
 
 
+def max_context(model: str) -> int:
+    """The config's max_position_embeddings (text config for multimodal models)."""
+    with open(os.path.join(CONFIGS, model, "config.json")) as fh:
+        cfg = json.load(fh)
+    text = cfg.get("text_config") or cfg
+    return int(text.get("max_position_embeddings") or cfg.get("max_position_embeddings") or 4096)
+
+
 def _generated(seed: int):
     rng = random.Random(seed)
     out = []
     for model, (deploys, feats) in MODELS.items():
         short = model.split("__", 1)[1]
+        contexts = [c for c in CTX if c <= max_context(model)]
         for i in range(CASES_PER_MODEL):
             gpu, tp = deploys[i % len(deploys)]
             total_gib = GPUS[gpu][1] / 1024
@@ -265,7 +279,7 @@ def _generated(seed: int):
             if rng.random() < 0.75:
                 args["mem_fraction_static"] = rng.choice(MFS)
             if rng.random() < 0.7:
-                args["context_length"] = rng.choice(CTX)
+                args["context_length"] = rng.choice(contexts)
             if "mtp" in feats and rng.random() < 0.55:
                 alg, steps, topk, draft = rng.choice(SPEC)
                 args.update(speculative_algorithm=alg, speculative_num_steps=steps,

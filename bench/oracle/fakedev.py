@@ -52,8 +52,11 @@ class _Shim(types.ModuleType):
         super().__init__(name)
         self.__path__ = []  # behaves like a package so submodules import
         self.__file__ = f"<fakedev shim {name}>"
-        if name.split(".")[0] == "torchvision":
+        root = name.split(".")[0]
+        if root == "torchvision":
             self.__version__ = "0.29.1"  # transformers parses it
+        elif root == "flashinfer":
+            self.__version__ = "0.6.3"  # the version sglang 0.5.9 pins
 
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
@@ -95,6 +98,38 @@ class _ShimFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def shim(*roots: str) -> None:
     """Make ``import <root>[.sub]`` return inert shims for these packages."""
     sys.meta_path.insert(0, _ShimFinder(roots))
+    if "sgl_kernel" in roots:
+        _declare_missing_kernel_ops("sgl_kernel")
+
+
+def _declare_missing_kernel_ops(namespace: str) -> None:
+    """Let ``torch.library.register_fake("<ns>::op")`` succeed for a shimmed kernel package.
+
+    The real package registers its CUDA operators when imported; SGLang then
+    attaches meta implementations to them at module level.  Declaring the
+    missing operator (generic schema, no implementation) lets that import-time
+    registration run; calling such an operator still fails.
+    """
+    lib = torch.library.Library(namespace, "FRAGMENT")
+    orig = torch.library.register_fake
+
+    def register_fake(op, *args, **kwargs):
+        if isinstance(op, str) and op.startswith(namespace + "::"):
+            name = op.split("::", 1)[1]
+            if name not in _DECLARED and torch._C._dispatch_find_schema_or_throw is not None:
+                try:
+                    torch._C._dispatch_find_schema_or_throw(op, "")
+                except RuntimeError:
+                    lib.define(f"{name}(Tensor[] args) -> ()")
+                _DECLARED.add(name)
+        return orig(op, *args, **kwargs)
+
+    torch.library.register_fake = register_fake
+    _KEEP.append(lib)
+
+
+_KEEP: list = []
+_DECLARED: set = set()
 
 
 # --------------------------------------------------------------------------
@@ -200,6 +235,9 @@ def configure(*, n_gpus, total_mib, capability, free_bytes, name, sm_count=132, 
     # The MIN over ranks of free memory: every rank of a case is identical.
     torch.distributed.all_reduce = lambda tensor, *a, **k: None
     torch.distributed.is_initialized = lambda: True
+    # Barriers between identical ranks: nothing to wait for.
+    torch.distributed.barrier = lambda *a, **k: None
+    torch.distributed.monitored_barrier = lambda *a, **k: None
 
     # Pool constructors ask torch.get_device_module(device) for streams.
     meta_mod = types.SimpleNamespace(Stream=_Inert, Event=_Inert,
@@ -240,7 +278,7 @@ class CudaToMeta(torch.overrides.TorchFunctionMode):
         if isinstance(value, str) and value.startswith("cuda"):
             return "meta"
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
+            return torch.device("meta")  # a bare index means the accelerator (cuda:N)
         return value
 
     def __torch_function__(self, func, types_, args=(), kwargs=None):
@@ -251,5 +289,5 @@ class CudaToMeta(torch.overrides.TorchFunctionMode):
         if name == "cuda":
             return args[0].to("meta")
         if name == "to":
-            args = tuple(self._fix(a) for a in args)
+            args = tuple(a if isinstance(a, torch.Tensor) else self._fix(a) for a in args)
         return func(*args, **kwargs)

@@ -1,0 +1,297 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Run SGLang 0.5.9's own startup sizing for a group of cases on one GPU type.
+
+Usage (inside bench/.venv-oracle-0.5.9):
+    python harness_0_5_9.py GROUP.json OUT.jsonl
+
+Real code, in SGLang's own order: ``prepare_server_args`` (argparse and the
+whole ``ServerArgs.__post_init__``), ``ModelConfig.from_server_args`` (as
+``TpModelWorker._init_model_config``), then the real ``ModelRunner(...)``
+constructor: ``model_specific_adjustment``, ``init_torch_distributed`` (the
+pre-load baseline, MIN over ranks and the TP-imbalance check),
+``initialize`` -> ``load_model`` (its logging, sliding window, RoPE reserve),
+``configure_kv_cache_dtype``, ``init_memory_pool`` (profile, the mamba split,
+the "Not enough memory" check, all pools built) and the max_running_requests
+line.  The run stops where ``initialize`` would call ``init_cublas``; then
+``TpModelWorker.__init__``'s asserts are applied.
+
+Replaced (see README.md): the NCCL process-group creation
+(``init_distributed_environment`` / ``initialize_model_parallel`` install
+rank-0 stand-in groups of the same widths), the checkpoint read inside
+``DefaultModelLoader.load_model`` (the model classes are built on meta and
+their bytes leave the stubbed free memory), a KV-pool warm-up kernel, and the
+torch device queries of fakedev.py.  In 0.5.9 the draft worker is built only
+after the target's pools, so it is not part of the target's sizing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import fakedev  # noqa: E402  (stubs first, then any sglang import)
+import harness_common as hc  # noqa: E402
+from cases import GPUS, to_argv, version_args  # noqa: E402
+
+GIB = 1 << 30
+VERSION = "0.5.9"
+STATE: dict = {}
+
+
+class SizingDone(Exception):
+    """Raised where ModelRunner.initialize would start cuBLAS / attention / graphs."""
+
+
+def _setup(gpu_block: dict, pre_gib: float) -> None:
+    name, mib, cc, sms = GPUS[gpu_block["name"]]
+    # flashinfer is a CUDA-only wheel that 0.5.9 requires and imports at module level
+    fakedev.shim("torchvision", "sgl_kernel", "flashinfer")
+    fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc,
+                      free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
+
+
+class FakeGroup:
+    """A process group of ``size`` identical ranks seen from rank 0."""
+
+    def __init__(self, size: int):
+        from types import SimpleNamespace
+
+        self.world_size = size
+        self.rank_in_group = 0
+        self.rank = 0
+        self.local_rank = 0
+        self.ranks = list(range(size))
+        self.first_rank = 0
+        self.last_rank = size - 1
+        self.is_first_rank = True
+        self.is_last_rank = size == 1
+        self.unique_name = "oracle"
+        self.device_group = SimpleNamespace(rank=lambda: 0, size=lambda: size)
+        self.cpu_group = SimpleNamespace(rank=lambda: 0, size=lambda: size)
+        self.use_pynccl = False
+        self.pynccl_comm = None
+        self.ca_comm = None
+
+
+def _fake_init_distributed_environment(**kwargs):
+    from sglang.srt.distributed import parallel_state as ps
+
+    ps._WORLD = FakeGroup(kwargs.get("world_size", 1))
+
+
+def _fake_initialize_model_parallel(tensor_model_parallel_size=1, expert_model_parallel_size=1,
+                                    pipeline_model_parallel_size=1, attention_data_parallel_size=1,
+                                    attention_context_model_parallel_size=1,
+                                    moe_data_model_parallel_size=1, backend=None,
+                                    duplicate_tp_group=False):
+    """The group widths of parallel_state.initialize_model_parallel, without NCCL."""
+    from sglang.srt.distributed import parallel_state as ps
+
+    tp = tensor_model_parallel_size
+    attn_tp = tp // attention_context_model_parallel_size // attention_data_parallel_size
+    moe_tp = tp // expert_model_parallel_size // moe_data_model_parallel_size
+    ps._TP = FakeGroup(tp)
+    ps._ATTN_TP = FakeGroup(attn_tp)
+    ps._ATTN_CP = FakeGroup(attention_context_model_parallel_size)
+    ps._MOE_DP = FakeGroup(moe_data_model_parallel_size)
+    ps._MOE_EP = FakeGroup(expert_model_parallel_size)
+    ps._MOE_TP = FakeGroup(moe_tp)
+    ps._PP = FakeGroup(pipeline_model_parallel_size)
+
+
+def _meta_load_model(self, *, model_config, device_config):
+    """DefaultModelLoader.load_model without reading the checkpoint: build on meta."""
+    import torch
+    from sglang.srt.model_loader.loader import _initialize_model
+    from sglang.srt.model_loader.utils import set_default_torch_dtype
+
+    with set_default_torch_dtype(model_config.dtype), torch.device("meta"), fakedev.CudaToMeta():
+        model = _initialize_model(model_config, self.load_config)
+    params, buffers, seen = hc.tensor_bytes([model])
+    STATE.update(params=params, buffers=buffers, seen=seen)
+    resident = STATE["given"] if STATE.get("given") is not None else params + buffers
+    STATE["resident"] = resident
+    fakedev.set_free_bytes(STATE["pre_bytes"] - resident)
+    return model.eval()
+
+
+def _import_sglang():
+    import torch  # noqa: F401
+    import sglang.srt.mem_cache.memory_pool as memory_pool
+    import sglang.srt.model_executor.model_runner as model_runner
+    from sglang.srt.model_loader import loader
+    from sglang.srt.server_args import prepare_server_args  # noqa: F401
+    from sglang.srt.configs.model_config import ModelConfig  # noqa: F401
+    import sglang.srt.models.registry  # noqa: F401  (imports every model module once)
+
+    model_runner.init_distributed_environment = _fake_init_distributed_environment
+    model_runner.initialize_model_parallel = _fake_initialize_model_parallel
+    loader.DefaultModelLoader.load_model = _meta_load_model
+
+    def _stop(self):
+        STATE["runner"] = self
+        raise SizingDone()
+
+    model_runner.ModelRunner.init_cublas = _stop
+
+    orig_dist = model_runner.ModelRunner.init_torch_distributed
+
+    def _init_torch_distributed(self):
+        STATE["pre"] = orig_dist(self)
+        return STATE["pre"]
+
+    model_runner.ModelRunner.init_torch_distributed = _init_torch_distributed
+
+    orig_load = model_runner.ModelRunner.load_model
+
+    def _load_model(self):
+        orig_load(self)
+        # load_model's own RoPE pre-expansion may grow buffers after construction
+        extra_p, extra_b = hc.tensor_bytes_excluding(self.model, STATE["seen"])
+        if extra_p or extra_b:
+            STATE["buffers"] += extra_p + extra_b
+            if STATE.get("given") is None:
+                STATE["resident"] += extra_p + extra_b
+                fakedev.set_free_bytes(STATE["pre_bytes"] - STATE["resident"])
+
+    model_runner.ModelRunner.load_model = _load_model
+
+    orig_pool = model_runner.ModelRunner.init_memory_pool
+
+    def _init_memory_pool(self, total_gpu_memory):
+        # the real sizing and pool constructors; their cuda tensors are created on meta
+        with fakedev.CudaToMeta():
+            return orig_pool(self, total_gpu_memory)
+
+    model_runner.ModelRunner.init_memory_pool = _init_memory_pool
+    # A KV-pool warm-up kernel run after allocation (reads .item()); sizes nothing.
+    if hasattr(memory_pool.MHATokenToKVPool, "_init_kv_copy_and_warmup"):
+        memory_pool.MHATokenToKVPool._init_kv_copy_and_warmup = lambda self: None
+
+
+def _resolved(sa, mc) -> dict:
+    g = lambda n: getattr(sa, n, None)  # noqa: E731
+    return {
+        "mem_fraction_static": g("mem_fraction_static"),
+        "chunked_prefill_size": g("chunked_prefill_size"),
+        "max_prefill_tokens": g("max_prefill_tokens"),
+        "max_running_requests": g("max_running_requests"),
+        "page_size": g("page_size"),
+        "attention_backend": g("attention_backend"),
+        "prefill_attention_backend": g("prefill_attention_backend"),
+        "decode_attention_backend": g("decode_attention_backend"),
+        "speculative_algorithm": g("speculative_algorithm"),
+        "speculative_num_steps": g("speculative_num_steps"),
+        "speculative_eagle_topk": g("speculative_eagle_topk"),
+        "speculative_num_draft_tokens": g("speculative_num_draft_tokens"),
+        "disable_radix_cache": g("disable_radix_cache"),
+        "disable_overlap_schedule": g("disable_overlap_schedule"),
+        "mamba_scheduler_strategy": g("mamba_scheduler_strategy"),
+        "mamba_full_memory_ratio": g("mamba_full_memory_ratio"),
+        "max_mamba_cache_size": g("max_mamba_cache_size"),
+        "mamba_ssm_dtype": g("mamba_ssm_dtype"),
+        "kv_cache_dtype": g("kv_cache_dtype"),
+        "cuda_graph_max_bs": g("cuda_graph_max_bs"),
+        "cuda_graph_bs": g("cuda_graph_bs"),
+        "context_length": mc.context_len if mc is not None else g("context_length"),
+        "max_total_tokens": g("max_total_tokens"),
+    }
+
+
+def run_case(case: dict) -> dict:
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.model_executor.model_runner import ModelRunner
+    from sglang.srt.server_args import prepare_server_args
+    from sglang.srt.utils.common import configure_logger
+
+    for k, v in case.get("env", {}).items():
+        os.environ[k] = str(v)
+    pre_bytes = int(case["pre_model_load_gib"] * GIB)
+    fakedev.set_free_bytes(pre_bytes)
+    STATE.clear()
+    STATE["pre_bytes"] = pre_bytes
+    STATE["given"] = int(round(case["weights_gib"] * GIB)) if "weights_gib" in case else None
+    handler = hc.ListHandler()
+    rec = {"id": case["id"], "resolved": None, "weights": None, "result": None, "error": None}
+    model_dir = hc.make_model_dir(case["model"])
+    argv = ["--model-path", model_dir] + to_argv(version_args(VERSION, case["server_args"]))
+    sa = mc = None
+    try:
+        # __post_init__ logs its decisions (e.g. "Disabling radix cache ...") at INFO/WARNING
+        root = logging.getLogger()
+        root.setLevel(logging.INFO)
+        root.addHandler(handler)
+        sa = prepare_server_args(argv)
+        configure_logger(sa)  # what the scheduler process does first (basicConfig force=True)
+        root.addHandler(handler)
+        sa_before = _resolved(sa, None)
+        mc = ModelConfig.from_server_args(sa, model_path=sa.model_path, model_revision=sa.revision,
+                                          is_draft_model=False)
+        rec["resolved"] = dict(sa_before, context_length=mc.context_len)
+        try:
+            ModelRunner(model_config=mc, mem_fraction_static=sa.mem_fraction_static, gpu_id=0,
+                        tp_rank=0, tp_size=sa.tp_size, moe_ep_rank=0, moe_ep_size=sa.ep_size,
+                        pp_rank=0, pp_size=sa.pp_size, nccl_port=0, server_args=sa, dp_rank=None,
+                        attn_cp_rank=0, moe_dp_rank=0, is_draft_worker=False)
+            raise RuntimeError("oracle: ModelRunner returned without reaching init_cublas")
+        except SizingDone:
+            pass
+        finally:
+            if "params" in STATE:
+                rec["weights"] = {"target_param_bytes": STATE["params"],
+                                  "target_buffer_bytes": STATE["buffers"],
+                                  "draft_param_bytes": 0, "draft_buffer_bytes": 0,
+                                  "resident_bytes": STATE["resident"],
+                                  "source": "given" if STATE["given"] is not None else "meta-build"}
+        mr = STATE["runner"]
+        # TpModelWorker.__init__ (tp_worker.py:278-294)
+        assert mr.max_running_requests > 0, "max_running_request is zero"
+        max_req_len = min(mc.context_len - 1, mr.max_token_pool_size - 1)
+        max_req_input_len = max_req_len - 5
+        assert max_req_len > 0 and max_req_input_len > 0, "Memory pool size is too small"
+        result = {
+            "max_total_num_tokens": mr.max_total_num_tokens,
+            "max_running_requests": mr.max_running_requests,
+            "max_mamba_cache_size": sa.max_mamba_cache_size if mr.mambaish_config is not None else None,
+            "context_len": mc.context_len,
+            "max_req_len": max_req_len,
+            "max_req_input_len": max_req_input_len,
+            "pre_model_load_memory_gib": STATE.get("pre"),
+            "kv_cache_dtype": str(mr.kv_cache_dtype),
+        }
+        if mr.is_hybrid_swa:
+            result["full_max_total_num_tokens"] = mr.full_max_total_num_tokens
+            result["swa_max_total_num_tokens"] = mr.swa_max_total_num_tokens
+        rec["result"] = result
+        rec["resolved"] = _resolved(sa, mc)
+        # the values as __post_init__ left them (init_memory_pool writes max_mamba_cache_size back)
+        rec["resolved"]["max_mamba_cache_size"] = sa_before["max_mamba_cache_size"]
+    except Exception as exc:  # SGLang's own exception: the expected outcome of failing cases
+        rec["error"] = hc.error_record(exc)
+        if sa is not None and rec["resolved"] is None:
+            try:
+                rec["resolved"] = _resolved(sa, mc)
+            except Exception:
+                pass
+    rec["log_lines"] = hc.trimmed(handler.lines)
+    rec["shim_calls"] = list(fakedev.SHIM_CALLS)
+    return rec
+
+
+def main(group_path: str, out_path: str) -> None:
+    group = json.load(open(group_path))
+    _setup(group[0]["gpu"], group[0]["pre_model_load_gib"])
+    _import_sglang()
+    hc.run_group(group, run_case, out_path)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

@@ -632,7 +632,7 @@ def deprecated_info(flag: Flag, extra: dict) -> dict | None:
     return info or None
 
 
-def add_argument_flag(src: Source, call: ast.Call, module: str, local: dict, notes_ctx: str) -> Flag:
+def add_argument_flag(src: Source, call: ast.Call, module: str, local: dict) -> Flag:
     """A hand-written ``parser.add_argument(...)``, with argparse's own defaults filled in."""
     options = [src.eval(a, module, local) for a in call.args]
     kw = {k.arg: k.value for k in call.keywords if k.arg}
@@ -695,7 +695,7 @@ def walk_registration(src: Source, func: FunctionRef, parser_name: str, flags: l
             continue
         callee = ast.unparse(stmt.func)
         if callee == f"{parser_name}.add_argument":
-            flags.append(add_argument_flag(src, stmt, func.module, local, func.name))
+            flags.append(add_argument_flag(src, stmt, func.module, local))
         elif callee.endswith("add_cli_args_from_dataclass"):
             dataclass_flags(src, stmt, func, flags)
         elif any(isinstance(a, ast.Name) and a.id == parser_name for a in stmt.args):

@@ -348,25 +348,13 @@ def check_server_args(args, version: str, allow_nearest: bool = False, check_req
             errors.append(f"{label} is retired in SGLang {catalog.version}: {deprecated['error_message']}")
             continue
         if flag.boolean:
-            try:
-                on = _bool_switch(value)
-            except _BadValue as exc:
-                errors.append(f"{label} {exc}; got {value!r} [SGLang {catalog.version}]")
-                continue
-            if flag.action == "boolean_optional":
-                negative = option.startswith("--no-")
-                result.values[flag.field] = (not on) if negative else on
-                if on:
-                    result.argv.append(option)
-                continue
-            if on:
-                stored = flag.const if flag.const is not None else True
-                result.values[flag.field] = stored
+            _switch(flag, option, value, label, catalog, result, errors)
+            continue
+        if flag.nargs == "?" and isinstance(value, bool):
+            # nargs='?' (--model-checksum): true passes the bare flag, which stores the flag's const.
+            if value:
+                result.values[flag.field] = flag.const
                 result.argv.append(option)
-            else:
-                result.values[flag.field] = flag.default
-            if deprecated and on:
-                result.warnings.append(_deprecation_warning(label, catalog, deprecated))
             continue
         before = len(errors)
         typed = _convert(flag, value, label, catalog, errors)
@@ -402,6 +390,38 @@ def check_server_args(args, version: str, allow_nearest: bool = False, check_req
     if errors:
         raise FlagValidationError(errors, catalog.version)
     return result
+
+
+def _switch(flag: Flag, option: str, value, label: str, catalog: FlagCatalog, result: ValidatedArgs, errors: list):
+    """A flag that takes no value (argparse nargs=0)."""
+    deprecated = flag.deprecated or {}
+    try:
+        on = _bool_switch(value)
+    except _BadValue as exc:
+        if deprecated:
+            errors.append(f"{label} is deprecated in SGLang {catalog.version} and takes no value ({flag.help}); "
+                          f"got {value!r}; remove it")
+        else:
+            errors.append(f"{label} {exc}; got {value!r} [SGLang {catalog.version}]")
+        return
+    if flag.action == "boolean_optional":
+        # Tri-state (default None = let SGLang decide): false is said out loud with the --no- spelling.
+        positive = next(o for o in flag.option_strings if not o.startswith("--no-"))
+        wanted = (not on) if option.startswith("--no-") else on
+        result.values[flag.field] = wanted
+        result.argv.append(positive if wanted else f"--no-{positive[2:]}")
+        return
+    if not on:
+        result.values[flag.field] = flag.default
+        return
+    result.argv.append(option)
+    if flag.action_class and flag.action_class.endswith(".DeprecatedAction"):
+        result.values[flag.field] = flag.default  # SGLang only warns; the value goes nowhere
+        result.warnings.append(_deprecation_warning(label, catalog, deprecated) + "; SGLang ignores it, remove it")
+        return
+    result.values[flag.field] = flag.const if flag.const is not None else True
+    if deprecated:
+        result.warnings.append(_deprecation_warning(label, catalog, deprecated))
 
 
 def _preferred_option(flag: Flag, key: str) -> str:

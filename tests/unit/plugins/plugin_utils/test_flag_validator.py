@@ -226,3 +226,30 @@ def test_unknown_flag_without_neighbours_and_bad_inputs():
     message = str(error_of(INCIDENT, "0.4.0"))
     assert "has no profile" in message and "0.5.9" in message
     assert validate_server_args(INCIDENT, "0.5.10", allow_nearest=True) == INCIDENT
+
+
+def test_boolean_optional_flags_say_false_out_loud():
+    # 0.5.23 --enable-tf32-matmul is argparse.BooleanOptionalAction with default None (SGLang decides).
+    assert sglang_argv({"model_path": "/m", "enable_tf32_matmul": True}, "0.5.23")[-1] == "--enable-tf32-matmul"
+    result = check_server_args({"model_path": "/m", "enable_tf32_matmul": False}, "0.5.23")
+    assert result.argv[-1] == "--no-enable-tf32-matmul" and result.values["enable_tf32_matmul"] is False
+    result = check_server_args({"model_path": "/m", "--no-enable-tf32-matmul": True}, "0.5.23")
+    assert result.argv[-1] == "--no-enable-tf32-matmul" and result.values["enable_tf32_matmul"] is False
+    namespace = recorded_parser("0.5.23").parse_args(result.argv)
+    assert namespace.enable_tf32_matmul is False
+
+
+def test_optional_value_flag_takes_true_or_a_value():
+    # 0.5.9 --model-checksum: nargs='?', const ''.
+    assert sglang_argv({"model_path": "/m", "model_checksum": True}, "0.5.9")[-1] == "--model-checksum"
+    assert sglang_argv({"model_path": "/m", "model_checksum": "abc"}, "0.5.9")[-2:] == ["--model-checksum", "abc"]
+    assert "--model-checksum" not in sglang_argv({"model_path": "/m", "model_checksum": False}, "0.5.9")
+
+
+def test_retired_no_op_flag_warns_and_a_value_for_it_fails():
+    # 0.5.9 --hybrid-kvcache-ratio: DeprecatedAction (nargs=0) that only warns.
+    result = check_server_args({"model_path": "/m", "hybrid_kvcache_ratio": True}, "0.5.9")
+    assert result.argv[-1] == "--hybrid-kvcache-ratio" and "SGLang ignores it" in result.warnings[0]
+    assert result.values["hybrid_kvcache_ratio"] is None
+    message = str(error_of({"model_path": "/m", "hybrid_kvcache_ratio": 0.5}, "0.5.9"))
+    assert "is deprecated in SGLang 0.5.9 and takes no value" in message and "--swa-full-tokens-ratio" in message

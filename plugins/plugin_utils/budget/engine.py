@@ -105,7 +105,7 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
 
 
 def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
-             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool) -> WeightBreakdown:
+             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, version: str) -> WeightBreakdown:
     if override:
         return WeightBreakdown(
             target_param_bytes=int(override.get("target_param_bytes", 0)),
@@ -114,10 +114,10 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
             draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
             draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
             checkpoint_total_bytes=total)
-    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head)
+    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, version)
     wb = _WEIGHT_CACHE.get(key)
     if wb is None:
-        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
+        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, version=version)
         if len(_WEIGHT_CACHE) > 4096:
             _WEIGHT_CACHE.clear()
         _WEIGHT_CACHE[key] = wb
@@ -229,7 +229,8 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     spec = _effective_spec(spec, args)
     r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
-    wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")))
+    wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),
+                  version)
     out: Dict[str, Any] = {"resolved": r, "weights": wb, "error": None, "sizing": None, "root_cause": "none"}
     cell = cell_size(spec, r)
     per_req = mamba_per_req(spec, r)
@@ -242,6 +243,8 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     try:
         if r.context_error:
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
+        if r.arg_error:
+            raise StartupError(r.arg_error[0], r.arg_error[1], "invalid_server_args")
         if r.tp > 1:
             local = max(pre_list)
             if pre < local * 0.9:

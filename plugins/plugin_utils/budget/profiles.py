@@ -184,6 +184,7 @@ class Resolved:
     hybrid_swa: bool
     enable_torch_compile: bool
     attention_backend: str = "flashinfer"
+    arg_error: Optional[Tuple[str, str]] = None   # SGLang rejects the resolved arguments (type, message)
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
 
@@ -320,6 +321,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     elif attn_backend == "fa4" and not spec.is_mla:
         page = 128
     # hybrid mamba radix strategy
+    arg_error: Optional[Tuple[str, str]] = None
     disable_radix = bool(args.get("disable_radix_cache"))
     strategy = _opt(args, "mamba_scheduler_strategy", "mamba_radix_cache_strategy")
     strategy = str(strategy) if strategy else "auto"
@@ -341,6 +343,29 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
             else:
                 strategy = "no_buffer"
                 disable_overlap = True
+        if v059 and strategy == "extra_buffer" and not disable_radix:
+            if not MAMBA_RADIX_ARCHS_059.get(spec.architecture, False):
+                arg_error = ("AssertionError", f"mamba extra_buffer is not supported for {spec.architecture} model")
+            elif draft is not None and int(args.get("mamba_track_interval") or 256) < draft:
+                arg_error = ("AssertionError", f"mamba_track_interval {int(args.get('mamba_track_interval') or 256)} "
+                                               f"must be greater than or equal to speculative_num_draft_tokens {draft}")
+        elif not v059 and not disable_radix:
+            # arg_groups/model_hook.py handle_mamba_radix_cache -> mamba_hook.py validators
+            track = int(args.get("mamba_track_interval") or 256)
+            if strategy in ("extra_buffer", "extra_buffer_lazy"):
+                if spec.architecture not in MAMBA_EXTRA_BUFFER_ARCHS_0523 or \
+                        str(args.get("linear_attn_backend") or "triton") != "triton":
+                    arg_error = ("AssertionError", f"extra_buffer is not supported for {spec.architecture}; "
+                                                   f"use no_buffer.")
+                elif (draft is not None and track < draft) or track % page:
+                    arg_error = ("AssertionError", "")
+            elif page != 1:
+                arg_error = ("AssertionError", "no_buffer only supports page_size=1.")
+            elif not disable_overlap:
+                arg_error = ("AssertionError", "no_buffer do not support overlap schedule. Try to set "
+                                               "disable_overlap_schedule=True.")
+            elif attn_backend == "trtllm_mha":
+                arg_error = ("AssertionError", "no_buffer do not support trtllm_mha attention backend.")
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
     if ssm not in SSM_DTYPE_BYTES:
         ssm = "float32"
@@ -369,7 +394,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         max_mamba_cache_size=int(mmcs) if mmcs is not None else None, mamba_ssm_dtype=ssm, page_size=page,
         kv_cache_dtype=kv_dtype, kv_bytes=kv_bytes,
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
-        attention_backend=attn_backend,
+        attention_backend=attn_backend, arg_error=arg_error,
         swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
         enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
 

@@ -199,8 +199,8 @@ def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
         Linear(i, "mixer.conv1d", conv_dim // tp, spec.conv_kernel, quantizable=False,
                bias=conv_dim // tp if bias else 0),
         Linear(i, "mixer.A", heads // tp, 1, elem_bytes=4),
-        Linear(i, "mixer.D", heads // tp, 1, elem_bytes=4),
-        Linear(i, "mixer.dt_bias", heads // tp, 1, elem_bytes=4),
+        Linear(i, "mixer.D", heads // tp, 1, quantizable=False),       # layers/attention/mamba/mamba.py:
+        Linear(i, "mixer.dt_bias", heads // tp, 1, quantizable=False),  # A fp32, D and dt_bias model dtype
         _norm(i, "mixer.norm", inter // tp),
         Linear(i, "mixer.out_proj", h, inter // tp),
     ]
@@ -393,9 +393,14 @@ class WeightBreakdown:
 
 def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
                     source: str = "shapes", attn_tp: Optional[int] = None,
-                    dp_lm_head: bool = False) -> WeightBreakdown:
-    """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE)."""
+                    dp_lm_head: bool = False, version: Optional[str] = None) -> WeightBreakdown:
+    """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE).
+
+    ``version`` matters for one detail: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the model dtype,
+    0.5.23 (and Qwen3-Next in both) in float32."""
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
+    if version == "0.5.9" and spec.architecture.startswith("Qwen3_5"):
+        target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec)
     embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head), spec) \

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_catalog import load_catalog
 from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_validator import (
+    CONVERTERS,
     FlagValidationError,
     check_server_args,
     sglang_argv,
@@ -253,3 +255,9 @@ def test_retired_no_op_flag_warns_and_a_value_for_it_fails():
     assert result.values["hybrid_kvcache_ratio"] is None
     message = str(error_of({"model_path": "/m", "hybrid_kvcache_ratio": 0.5}, "0.5.9"))
     assert "is deprecated in SGLang 0.5.9 and takes no value" in message and "--swa-full-tokens-ratio" in message
+
+
+def test_every_catalog_type_has_a_converter():
+    """A regenerated catalog naming a new SGLang type function must get a converter, not fall back silently."""
+    for version in ("0.5.9", "0.5.23"):
+        assert {f.type for f in load_catalog(version).flags} <= set(CONVERTERS), version

@@ -175,3 +175,45 @@ def test_059_default_fraction_with_spec_reserve_and_vlm_factor():
     # 0.5.9: reserved = 512 + 6144 + 64 + 256 + 2048 (EAGLE) = 9024 MiB -> 0.816, x 0.9248 -> 0.755 (seed section 2)
     assert res["budget"]["totals"]["mem_fraction_static"] == pytest.approx(0.816 * 0.95 * 0.97338, abs=1e-4)
     assert res["verdict"] == "fails"
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"mamba_ssm_dtype": "bfloat16"}, (195_215, 48, 48)),
+    ({"speculative_num_steps": 1, "speculative_num_draft_tokens": 2}, (144_239, 48, 48)),
+    ({"mamba_scheduler_strategy": "extra_buffer"}, (17_393, 6, 1)),
+    ({"mem_fraction_static": 0.91}, (11_731, 48, 48)),
+    ({"mem_fraction_static": 0.92}, (27_230, 48, 48)),
+])
+def test_059_seed_other_single_changes(changes, expected):
+    # seed-on-0.5.9.md section 5 "Other single changes" (delta = 0)
+    res = run(dict(NEXTN, **changes), "0.5.9", weights=SEED_WEIGHTS)
+    t = res["budget"]["totals"]
+    assert (t["max_total_num_tokens"], t["mamba_slots"], t["max_running_requests"]) == expected
+
+
+def test_059_dropping_speculation_keeps_radix_with_no_buffer():
+    args = {k: v for k, v in NEXTN.items() if not k.startswith("speculative")}
+    res = run(args, "0.5.9", weights=SEED_WEIGHTS)
+    t = res["budget"]["totals"]
+    assert (t["max_total_num_tokens"], t["mamba_slots"], t["max_running_requests"]) == (254_642, 97, 32)
+    assert res["resolved_args"]["disable_radix_cache"] is False and res["resolved_args"]["mamba_strategy"] == "no_buffer"
+
+
+def test_0523_explicit_no_buffer_needs_overlap_off():
+    """The notes call no_buffer a valid strategy; 0.5.23's mamba_hook.validate_mamba_no_buffer rejects it while
+    the overlap schedule is on (the default), so the launch stops before loading anything."""
+    res = run(dict(NEXTN, mamba_radix_cache_strategy="no_buffer"), "0.5.23")
+    assert res["error"] == {"type": "AssertionError", "message": "no_buffer do not support overlap schedule. "
+                                                                  "Try to set disable_overlap_schedule=True."}
+    ok = run(dict(NEXTN, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True), "0.5.23")
+    assert ok["error"] is None and ok["budget"]["totals"]["max_running_requests"] <= ok["budget"]["totals"][
+        "mamba_slots"] // 3
+
+
+def test_059_extra_buffer_is_refused_for_nemotron_h():
+    cfg = json.loads((ROOT / "tests/fixtures/model-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json")
+                     .read_text())
+    gpus = [{"name": "NVIDIA H100", "memory_total_mib": 81559, "pre_model_load_gib": 79.0}]
+    res = evaluate({"config": cfg}, gpus, {"mamba_scheduler_strategy": "extra_buffer"}, "0.5.9", with_fixes=False)
+    assert res["error"]["type"] == "AssertionError"
+    assert "extra_buffer is not supported for NemotronHForCausalLM" in res["error"]["message"]

@@ -1,0 +1,220 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""On a Proxmox VE node: the NVIDIA driver version, the GPUs and the device nodes; create /dev/nvidia-uvm."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: proxmox_lxc_node_gpus
+short_description: Read the NVIDIA driver, GPUs and device nodes of a Proxmox VE node
+version_added: 0.1.0
+description:
+  - Runs on the Proxmox VE node (over SSH). In one pass it reads
+    - the NVIDIA kernel module version (C(/sys/module/nvidia/version), else C(/proc/driver/nvidia/version));
+    - the GPUs as C(nvidia-smi) lists them, with the device minor of each (the N of C(/dev/nvidiaN), from
+      C(/proc/driver/nvidia/gpus/*/information), which the driver may number differently from the index);
+    - the NVIDIA device nodes under C(/dev) and C(/dev/nvidia-caps) with their major and minor numbers.
+  - With O(create_uvm=true) it runs C(nvidia-modprobe -u -c0) when C(/dev/nvidia-uvm) is missing, since that
+    node appears only when first used and PVE refuses to start a container whose passed device is missing.
+  - Fails with a clear message when the NVIDIA kernel module is not loaded.
+author: llmops.sglang maintainers (@llmops-sglang)
+options:
+  nvidia_smi:
+    description: Path or name of C(nvidia-smi).
+    type: str
+    default: nvidia-smi
+  nvidia_modprobe:
+    description: Path or name of C(nvidia-modprobe).
+    type: str
+    default: /usr/bin/nvidia-modprobe
+  create_uvm:
+    description: Create C(/dev/nvidia-uvm) and C(/dev/nvidia-uvm-tools) with C(nvidia-modprobe) when missing.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+notes:
+  - Reads only, except C(nvidia-modprobe) when O(create_uvm=true) and the node is missing.
+"""
+
+EXAMPLES = r"""
+- name: Read the node's GPUs and make sure /dev/nvidia-uvm exists
+  llmops.sglang.proxmox_lxc_node_gpus:
+  delegate_to: pve1
+  register: node_gpus
+"""
+
+RETURN = r"""
+driver_version:
+  description: NVIDIA kernel module version.
+  returned: always
+  type: str
+  sample: 550.54.14
+gpus:
+  description: The GPUs, in nvidia-smi index order.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{index: 0, uuid: GPU-8a1c2f4e-0000-0000-0000-000000000000, minor: 0, name: NVIDIA H100 80GB HBM3,
+            pci_bus_id: '00000000:18:00.0', memory_total_mib: 81559}]
+device_nodes:
+  description: NVIDIA character device nodes, with their numbers.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{path: /dev/nvidia-uvm, major: 508, minor: 0}]
+created:
+  description: Device nodes that nvidia-modprobe created in this run.
+  returned: always
+  type: list
+  elements: str
+"""
+
+import glob
+import os
+import re
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+
+VERSION_FILES = ("/sys/module/nvidia/version", "/proc/driver/nvidia/version")
+SMI_FIELDS = "index,uuid,name,pci.bus_id,memory.total"
+VERSION = re.compile(r"\b(\d{3,}\.\d+(?:\.\d+)?)\b")
+
+
+def driver_version(texts):
+    """The first driver version found in the texts of the version files, or ''."""
+    for text in texts:
+        found = VERSION.search(text or "")
+        if found:
+            return found.group(1)
+    return ""
+
+
+def _uuid_key(text):
+    text = str(text).strip().lower()
+    return text[4:] if text.startswith("gpu-") else text
+
+
+def _bus_key(bus_id):
+    """A PCI bus id in one spelling: nvidia-smi writes 00000000:18:00.0, /proc writes 0000:18:00.0."""
+    domain, _, function = str(bus_id).strip().lower().rpartition(".")
+    parts = domain.split(":")
+    return "{0:04x}:{1}:{2}.{3}".format(int(parts[0] or "0", 16), parts[1], parts[2], function) \
+        if len(parts) == 3 else str(bus_id).strip().lower()
+
+
+def parse_information(files):
+    """Device minors from the /proc/driver/nvidia/gpus/<bus>/information texts: ({uuid: minor}, {bus: minor})."""
+    by_uuid, by_bus = {}, {}
+    for path, text in files.items():
+        record = {}
+        for line in text.splitlines():
+            field, sep, value = line.partition(":")
+            if sep:
+                record[field.strip()] = value.strip()
+        if not re.match(r"^\d+$", record.get("Device Minor", "")):
+            continue
+        minor = int(record["Device Minor"])
+        if record.get("GPU UUID"):
+            by_uuid[_uuid_key(record["GPU UUID"])] = minor
+        bus = record.get("Bus Location") or os.path.basename(os.path.dirname(path))
+        by_bus[_bus_key(bus)] = minor
+    return by_uuid, by_bus
+
+
+def parse_nvidia_smi(csv_text, by_uuid=None, by_bus=None):
+    """GPUs from nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,memory.total --format=csv,noheader,nounits.
+
+    The minor of each GPU comes from by_uuid, else by_bus (see parse_information), else it is the index.
+    """
+    by_uuid, by_bus = by_uuid or {}, by_bus or {}
+    gpus = []
+    for n, line in enumerate((csv_text or "").splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) < 5 or not re.match(r"^\d+$", fields[0]):
+            raise ValueError("nvidia-smi output line {0} is not 'index, uuid, name, pci.bus_id, memory.total': "
+                             "{1!r}".format(n, line))
+        gpu = dict(index=int(fields[0]), uuid=fields[1], name=fields[2], pci_bus_id=fields[3],
+                   memory_total_mib=int(fields[4]) if re.match(r"^\d+$", fields[4]) else None)
+        minor = by_uuid.get(_uuid_key(gpu["uuid"]))
+        if minor is None:
+            minor = by_bus.get(_bus_key(gpu["pci_bus_id"]))
+        gpu["minor"] = gpu["index"] if minor is None else minor
+        gpus.append(gpu)
+    return sorted(gpus, key=lambda g: g["index"])
+
+
+def device_nodes():
+    """The NVIDIA character device nodes under /dev and /dev/nvidia-caps, sorted by path."""
+    out = []
+    for path in sorted(glob.glob("/dev/nvidia*") + glob.glob("/dev/nvidia-caps/*")):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISCHR(info.st_mode):
+            out.append(dict(path=path, major=os.major(info.st_rdev), minor=os.minor(info.st_rdev)))
+    return out
+
+
+def read_text(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return ""
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            nvidia_smi=dict(type="str", default="nvidia-smi"),
+            nvidia_modprobe=dict(type="str", default="/usr/bin/nvidia-modprobe"),
+            create_uvm=dict(type="bool", default=True),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    version = driver_version([read_text(path) for path in VERSION_FILES])
+    if not version:
+        module.fail_json(msg="The NVIDIA kernel module is not loaded on this node: neither {0} gives a driver "
+                             "version. A container shares the node's kernel, so the driver (kernel module) must be "
+                             "installed and loaded on the node ('modprobe nvidia'), not in the container."
+                             .format(" nor ".join(VERSION_FILES)))
+    smi = module.get_bin_path(p["nvidia_smi"]) if "/" not in p["nvidia_smi"] else p["nvidia_smi"]
+    if not smi or not os.access(smi, os.X_OK):
+        module.fail_json(msg="nvidia-smi ({0}) is not on this node; it comes with the NVIDIA driver {1} that is "
+                             "loaded. Install the driver's utilities on the node.".format(p["nvidia_smi"], version))
+    rc, out, err = module.run_command([smi, "--query-gpu=" + SMI_FIELDS, "--format=csv,noheader,nounits"])
+    if rc != 0:
+        module.fail_json(msg="nvidia-smi failed on this node (rc {0}): {1}".format(rc, (err or out).strip()))
+    info_files = dict((path, read_text(path)) for path in glob.glob("/proc/driver/nvidia/gpus/*/information"))
+    try:
+        gpus = parse_nvidia_smi(out, *parse_information(info_files))
+    except ValueError as e:
+        module.fail_json(msg=str(e))
+    nodes = device_nodes()
+    created = []
+    if p["create_uvm"] and "/dev/nvidia-uvm" not in [n["path"] for n in nodes]:
+        created = ["/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
+        if not module.check_mode:
+            rc, out, err = module.run_command([p["nvidia_modprobe"], "-u", "-c0"])
+            if rc != 0:
+                module.fail_json(msg="'{0} -u -c0' failed (rc {1}): {2}. Without /dev/nvidia-uvm CUDA cannot "
+                                     "start in a container.".format(p["nvidia_modprobe"], rc, (err or out).strip()))
+            nodes = device_nodes()
+            created = [path for path in created if path in [n["path"] for n in nodes]]
+    module.exit_json(changed=bool(created), driver_version=version, gpus=gpus, device_nodes=nodes,
+                     created=created)
+
+
+if __name__ == "__main__":
+    main()

@@ -227,11 +227,14 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     algo = _opt(args, "speculative_algorithm")
     algo = str(algo).upper() if algo else None
     spec_on = algo is not None
-    disable_cuda_graph = bool(args.get("disable_cuda_graph"))
+    disable_cuda_graph = bool(args.get("disable_cuda_graph")) or \
+        (not v059 and str(args.get("cuda_graph_backend_decode") or "") == "disabled")
+    prefill_graph_off = bool(args.get("disable_cuda_graph")) or \
+        str(args.get("cuda_graph_backend_prefill") or "") == "disabled"
     graph_bs = _decode_graph_bs(max_bs, spec_on, version)
     prefill_sizes = 0
-    if not v059 and not disable_cuda_graph and not args.get("disable_prefill_graph"):
-        prefill_max = min(8192, chunk) if spec.is_mla else chunk
+    if not v059 and not prefill_graph_off:
+        prefill_max = int(args.get("cuda_graph_max_bs_prefill") or (min(8192, chunk) if spec.is_mla else chunk))
         prefill_sizes = _prefill_graph_count(prefill_max)
 
     mfs_default = mfs_user is None
@@ -242,6 +245,9 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         reserved = 512 + act * 1.5 + tp * pp / 8 * 1024
         if v059:
             reserved += max_bs * 2
+            if args.get("enable_piecewise_cuda_graph"):
+                pw_max = int(args.get("piecewise_cuda_graph_max_tokens") or (2048 if spec.is_mla else chunk))
+                reserved += len(prefill_graph_bs(pw_max)) * 8   # same size list as _generate_piecewise_...
             if attn_dp > 1:
                 reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
             if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
@@ -254,6 +260,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         else:
             if not disable_cuda_graph:
                 reserved += max_bs * 2
+            if not prefill_graph_off:
                 reserved += (1.5 * 1024 if spec.is_mla else prefill_sizes * 8)
             if attn_dp > 1:
                 reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
@@ -490,6 +497,27 @@ def mamba_per_req(spec: ModelSpec, r: Resolved) -> int:
     return (conv * conv_bytes + ssm * ssm_bytes) * len(spec.state_layer_ids)
 
 
+def swa_request_cap(spec: ModelSpec, r: Resolved) -> Optional[int]:
+    """0.5.23 ``compute_swa_request_cap`` when ``SWARequestCapPoolConfigurator.is_applicable`` (hybrid SWA, radix
+    off, explicit max_running_requests, chunked prefill on), else None."""
+    if r.version == "0.5.9" or not r.hybrid_swa or r.max_running_requests is None or not r.disable_radix_cache \
+            or r.chunked_prefill_size <= 0 or not spec.sliding_window or not spec.full_attention_layer_ids:
+        return None
+    page = r.page_size
+    draft = r.spec_draft_tokens or 1
+    eviction = max(1, int(r.env.get("SGLANG_SWA_EVICTION_INTERVAL", 128)))
+    trailing = spec.sliding_window + eviction * draft + page
+    if r.spec_algorithm is None:
+        decode_alloc = page
+    else:
+        steps, topk = r.spec_steps or 1, r.spec_topk or 1
+        alloc = max(steps * topk, r.spec_draft_tokens or 1)
+        decode_alloc = alloc if r.disable_overlap_schedule else 2 * alloc
+    reqs = max(1, r.max_running_requests // r.attn_dp)
+    chunks = 1 if r.disable_overlap_schedule else 2
+    return (trailing + decode_alloc) * reqs + chunks * r.chunked_prefill_size + page
+
+
 def mamba_ratio(r: Resolved) -> int:
     if r.disable_radix_cache:
         return 1
@@ -598,6 +626,20 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
             reqs = min(reqs, K // mamba_ratio(r))
             if spec_on and dpw > 1:
                 reqs = min(reqs, R // dpw)
+    elif swa_request_cap(spec, r) is not None:
+        # pool_configurator.py SWARequestCapPoolConfigurator: the SWA pool is sized from the request cap,
+        # everything else goes to the full-attention layers
+        page = r.page_size
+        swa_fixed = -(-swa_request_cap(spec, r) // page) * page
+        fixed_bytes = swa_fixed * cell["per_layer"] * cell["n_swa"]
+        avail_bytes = int(rest * GIB)
+        tokens = int((avail_bytes - fixed_bytes) // (cell["per_layer"] * cell["n_full"])) // page * page
+        if tokens <= 0:
+            raise StartupError("RuntimeError", f"SWA pool cap ({swa_fixed} tokens, {fixed_bytes / GIB:.2f} GiB) leaves "
+                                               f"no room for the full KV pool within the available "
+                                               f"{avail_bytes / GIB:.2f} GiB. Reduce --max-running-requests, lower "
+                                               f"SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
+                               "kv_pool_too_small")
     else:
         tokens = int(int(rest * GIB) // cell_b) // r.page_size * r.page_size
     if r.max_total_tokens is not None:
@@ -611,14 +653,18 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     if r.hybrid_swa and tokens > 0:
         per = cell["per_layer"]
         nf, ns = cell["n_full"], cell["n_swa"]
+        cap = None if v059 else swa_request_cap(spec, r)
         if v059:
             total_mem = tokens * (per * nf + per * ns)
             full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per * ns))
         else:
             full = tokens
-        swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
+        if cap is not None:
+            swa_tokens = min(-(-cap // r.page_size) * r.page_size, full if r.max_total_tokens is not None else 1 << 62)
+        else:
+            swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
         tokens = full // r.page_size * r.page_size
-        if not v059 and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
+        if not v059 and cap is None and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
             raise StartupError("ValueError",
                                f"SWA pool ({swa_tokens} tokens) cannot hold even one request: the prefill admission "
                                f"floor is sliding_window_size ({spec.sliding_window}) + page_size ({r.page_size}). "

@@ -359,3 +359,21 @@ def test_online_fp8_quantization_and_float32_dtype():
 def test_float32_checkpoint_is_served_in_16_bit():
     cfg = dict(load("meta-llama__Llama-3.1-8B-Instruct")["config"], torch_dtype="float32")
     assert build_model_spec(cfg).dtype_bytes == 2
+
+
+def test_gpt_oss_swa_pool_sized_from_the_request_cap_0523():
+    args = {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 16}
+    res = run("openai__gpt-oss-20b", args, weights_gib=12.85)
+    t = res["budget"]["totals"]
+    # compute_swa_request_cap: (window 128 + eviction 128 x 1 + page 1 + decode page 1) x 16 + 2 chunks x 8192 + 1
+    cap = (128 + 128 + 1 + 1) * 16 + 2 * 8192 + 1
+    assert t["swa_max_total_num_tokens"] == cap
+    avail = int(((79.0 - 12.85) - 79.0 * 0.15) * GIB)
+    assert t["max_total_num_tokens"] == (avail - cap * 2048 * 12) // (2048 * 12)
+
+
+def test_0523_default_fraction_without_graphs():
+    res = run("meta-llama__Llama-3.1-8B-Instruct", {"cuda_graph_backend_decode": "disabled",
+                                                      "cuda_graph_backend_prefill": "disabled"}, weights_gib=14.96)
+    # 512 + 8192*1.5 + 128 = 12928 MiB (no graph reserve) -> round((81559 - 12928) / 81559, 3)
+    assert res["budget"]["totals"]["mem_fraction_static"] == round((81559 - 12928) / 81559, 3)

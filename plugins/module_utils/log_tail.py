@@ -29,6 +29,7 @@ MARKER_SYSTEMD_EXEC_START_PRE = (
 
 _MARKER_PREFIX_BYTES = MARKER_PREFIX.encode("ascii")
 _BLOCK = 1 << 20
+_FIRST_READ = 4096
 _MAX_MARKER_LINE = 512
 
 
@@ -52,11 +53,21 @@ def _decode(raw, max_line_length):
     return text, False
 
 
-def _read_window(handle, size, max_bytes):
-    start = max(0, size - max_bytes)
-    handle.seek(start)
-    data = handle.read(size - start)
-    return start, data
+def _read_window(handle, size, max_bytes, lines, since_marker):
+    """Read backwards in growing chunks until ``lines`` lines (or the marker) are in, at most ``max_bytes``."""
+    want = min(size, max_bytes)
+    # First guess: a fresh launch's marker is near the end; otherwise ~128 bytes a line (SGLang lines are
+    # mostly 80-200). Grown 4x while too short.
+    chunk = min(want, _FIRST_READ if since_marker else max(_FIRST_READ, 128 * (lines or 0)))
+    while True:
+        start = size - chunk
+        handle.seek(start)
+        data = handle.read(chunk)
+        if chunk >= want or (lines is not None and data.count(b"\n") > lines):
+            return start, data
+        if since_marker and data.find(_MARKER_PREFIX_BYTES) >= 0:
+            return start, data
+        chunk = min(want, chunk * 4)
 
 
 def _scan_back_for_marker(handle, end, scan_bytes):
@@ -128,7 +139,7 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
         result.update(exists=True, size=size, mtime=before.st_mtime, inode=before.st_ino)
         if expect_inode is not None and int(expect_inode) != before.st_ino:
             result["rotated"] = True
-        start, data = _read_window(handle, size, max_bytes)
+        start, data = _read_window(handle, size, max_bytes, lines, since_marker)
         if len(data) < size - start:
             result["truncated_while_reading"] = True
             size = start + len(data)

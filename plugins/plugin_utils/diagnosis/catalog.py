@@ -432,7 +432,8 @@ CATALOG = (
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
-            "fix the flag value named in the evidence (see sglang serve --help for its type and choices)",
+            "fix the flag (or environment variable, e.g. a *_PORT set by the orchestrator) value named in the "
+            "evidence; see sglang serve --help for its type and choices",
         ),
         verify="the server prints its resolved server_args= line",
         patterns=(
@@ -443,6 +444,9 @@ CATALOG = (
             # 0.5.23 arg_groups/validation_hook.py:243-246 and similar asserts
             Pattern(r"must be divisible by|is not divisible by|must be a multiple of|must be (?:positive|greater than|"
                     r"less than|between|in \[|one of)", 70, "value check"),
+            # a string reached an integer parameter (a flag or an environment variable such as a port)
+            Pattern(r"TypeError: '\w+' object cannot be interpreted as an integer", 50, "wrong value type"),
+            Pattern(r"in get_open_port|in (?:bind|get_free_port|is_port_available)\b", 25, "port setup frame"),
         ),
     ),
     RootCause(

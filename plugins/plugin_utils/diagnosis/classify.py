@@ -20,6 +20,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog im
     PROGRESS,
     WRAPPER_RE,
 )
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_index import LiteralIndex
 
 MAX_LINE = 4096
 MAX_LINES = 5000
@@ -116,75 +117,91 @@ def split_lines(lines):
 
 
 class _Compiled:
+    """Every regex compiled once, with a literal index that says which can match a given line."""
+
     def __init__(self):
-        self.causes = []
-        alternatives = []
-        for cause in CATALOG:
-            pats = [(p.compiled(), p.weight, p.label) for p in cause.patterns]
-            requires = re.compile(cause.requires, re.IGNORECASE) if cause.requires else None
-            self.causes.append((cause, pats, requires))
-            alternatives.extend("(?:%s)" % p.regex for p in cause.patterns if not p.flags)
-        self.prefilter = re.compile("|".join(alternatives))
-        self.prefilter_ci = re.compile(
-            "|".join("(?:%s)" % p.regex for c in CATALOG for p in c.patterns if p.flags), re.IGNORECASE
-        )
-        self.number_hint = re.compile(
-            r"mem[_-]fraction|minimum viable|Raise --mem|max_total_num_tokens|#tokens|max_running_requests|context_len|"
-            r"avail|Load weight end|Capturing batches|Tried to allocate|total capacity|of which|Process \d+ has|"
-            r"mamba|total_rest_memory|Try to allocate|context_length|per_gpu_memory|local_gpu_memory|port|"
-            r"bind on|exit ?code|status=|No module named|unrecognized arguments|argument --|Model architectures"
-        )
+        self.patterns = []  # (cause index, compiled, weight, label)
+        self.requires = {}  # cause index -> compiled gate
+        items = []
+        for c_index, cause in enumerate(CATALOG):
+            for pattern in cause.patterns:
+                items.append((("p", len(self.patterns)), pattern.regex, pattern.flags))
+                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label))
+            if cause.requires:
+                self.requires[c_index] = re.compile(cause.requires, re.IGNORECASE)
+                items.append((("r", c_index), cause.requires, re.IGNORECASE))
+        for n_index, (_, regex, _) in enumerate(NUMBER_PATTERNS):
+            items.append((("n", n_index), regex.pattern, regex.flags))
+        for g_index, (_, regex) in enumerate(PROGRESS):
+            items.append((("g", g_index), regex.pattern, regex.flags))
+        items.append((("u", 0), _HTTP_UP_RE.pattern, 0))
+        self.index = LiteralIndex(items)
 
 
 _COMPILED = _Compiled()
 
 
+def _scan(lines):
+    """One pass over the lines: pattern hits per cause, numbers, start-up progress and the ready line."""
+    hits = {}  # cause index -> {label: (weight, first line index)}
+    gates = set()
+    numbers = {}
+    order = [name for name, _ in PROGRESS]
+    reached = -1
+    ready = -1
+    per_line = _COMPILED.index.keys_per_line([line.lower() for line in lines])
+    for index, line in enumerate(lines):
+        keys = per_line[index]
+        if not keys:
+            continue
+        for kind, k in sorted(keys):
+            if kind == "p":
+                c_index, regex, weight, label = _COMPILED.patterns[k]
+                best = hits.setdefault(c_index, {})
+                if (label not in best or weight > best[label][0]) and regex.search(line):
+                    best[label] = (weight, index)
+            elif kind == "r":
+                if k not in gates and _COMPILED.requires[k].search(line):
+                    gates.add(k)
+            elif kind == "n":
+                name, regex, convert = NUMBER_PATTERNS[k]
+                match = regex.search(line)
+                if match:
+                    try:
+                        numbers[name] = convert(match)
+                    except (ValueError, StopIteration, TypeError):
+                        pass
+            elif kind == "g":
+                if PROGRESS[k][1].search(line):
+                    reached = max(reached, k)
+                    if order[k] == "serving":
+                        ready = index
+            elif kind == "u" and _HTTP_UP_RE.search(line):
+                ready = index
+    return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready
+
+
 def extract_numbers(lines):
     """The numbers SGLang (and torch) printed, by name; the last occurrence wins."""
-    numbers = {}
-    for line in lines:
-        if not _COMPILED.number_hint.search(line):
-            continue
-        for name, regex, convert in NUMBER_PATTERNS:
-            match = regex.search(line)
-            if match:
-                try:
-                    numbers[name] = convert(match)
-                except (ValueError, StopIteration, TypeError):
-                    continue
-    return numbers
+    return _scan([normalize(line) for line in split_lines(lines)])[2]
 
 
 def progress_of(lines):
-    """(last start-up phase reached, index of the last 'fired up' line or -1)."""
-    reached = "start"
-    ready = -1
-    order = [name for name, _ in PROGRESS]
-    for index, line in enumerate(lines):
-        for name, regex in PROGRESS:
-            if regex.search(line):
-                if order.index(name) >= (order.index(reached) if reached in order else -1):
-                    reached = name
-                if name == "serving" or _HTTP_UP_RE.search(line):
-                    ready = index
+    """(last start-up phase reached, index of the last 'fired up' / uvicorn-up line or -1)."""
+    _, _, _, reached, ready = _scan([normalize(line) for line in split_lines(lines)])
     return reached, ready
 
 
-def _score(cause, pats, requires, lines, candidates, reached):
-    if requires is not None and not any(requires.search(lines[i]) for i in candidates):
+def _score(c_index, cause, hits, gates, reached):
+    if cause.requires and c_index not in gates:
         return 0, []
-    best = {}
-    for i in candidates:
-        line = lines[i]
-        for regex, weight, label in pats:
-            if (label not in best or weight > best[label][0]) and regex.search(line):
-                best[label] = (weight, i)
-    hits = sorted(best.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
-    score = sum(w for _, (w, _) in hits[:2])
-    if cause.phase_bonus and reached == cause.extra.get("bonus_phase") and hits:
+    ranked = sorted(hits.get(c_index, {}).items(), key=lambda kv: (-kv[1][0], kv[1][1]))
+    if not ranked:
+        return 0, []
+    score = sum(weight for _, (weight, _) in ranked[:2])
+    if cause.phase_bonus and reached == cause.extra.get("bonus_phase"):
         score += cause.phase_bonus
-    evidence = sorted({i for _, (_, i) in hits})
-    return min(score, 100), evidence
+    return min(score, 100), sorted({i for _, (_, i) in ranked})
 
 
 def _fill(templates, numbers, extra=None):
@@ -212,25 +229,18 @@ def _relevant_lines(lines, limit=5):
 def classify(lines):
     """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, ranking."""
     lines = [normalize(line) for line in split_lines(lines)]
-    numbers = extract_numbers(lines)
-    reached, ready = progress_of(lines)
-    candidates = [
-        i for i, line in enumerate(lines)
-        if line and (_COMPILED.prefilter.search(line) or _COMPILED.prefilter_ci.search(line))
-    ]
+    hits, gates, numbers, reached, ready = _scan(lines)
     ranking = []
-    for cause, pats, requires in _COMPILED.causes:
-        if not pats:
-            continue
-        score, evidence = _score(cause, pats, requires, lines, candidates, reached)
+    for c_index, cause in enumerate(CATALOG):
+        score, evidence = _score(c_index, cause, hits, gates, reached)
         if score <= 0:
             continue
-        if cause.id != "none" and ready >= 0 and evidence and max(evidence) < ready:
+        if cause.id != "none" and ready >= 0 and max(evidence) < ready:
             # The server came up after this: it was a warning, not the failure.
             continue
         ranking.append((cause.id, score, evidence))
     # Strongest first; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
-    ranking.sort(key=lambda r: (-r[1], r[2][0] if r[2] else 0))
+    ranking.sort(key=lambda r: (-r[1], r[2][0]))
     failures = [r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE]
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:

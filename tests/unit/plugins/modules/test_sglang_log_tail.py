@@ -108,8 +108,11 @@ def test_huge_sparse_file_is_read_from_the_end(tmp_path):
         handle.write(("\n" + MARK_NEW + "\nRuntimeError: Not enough memory.\n").encode())
     result = read_tail(path, lines=10, max_bytes=65536)
     assert result["size"] > 3 * (1 << 30)
-    assert result["bytes_read"] == 65536
+    assert result["bytes_read"] == 4096  # the first chunk held the marker: nothing more was read
     assert result["lines"] == ["RuntimeError: Not enough memory."]
+    plain = read_tail(path, lines=50, max_bytes=65536, since_marker=False)
+    assert plain["bytes_read"] == 65536  # too few newlines: the window grew to the byte limit, no further
+    assert plain["lines"][-2:] == [MARK_NEW, "RuntimeError: Not enough memory."]
 
 
 def test_long_line_is_cut_and_counted(tmp_path):

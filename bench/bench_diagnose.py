@@ -1,0 +1,124 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Diagnoser figures: corpus accuracy with the confusion table, tail cost on a 2 GB vs a 2 KB log, and the
+time to classify a 500-line tail. Prints figures only (targets: ratio <= 1.5, classify < 20 ms)."""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / ".build" / "collections"))
+
+import yaml  # noqa: E402
+
+from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import format_marker, read_tail  # noqa: E402
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify  # noqa: E402
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose  # noqa: E402
+
+LOGS = ROOT / "tests" / "fixtures" / "logs"
+
+
+def corpus():
+    entries = []
+    for index in (LOGS / "INDEX.yml", LOGS / "source-derived" / "INDEX.yml"):
+        if index.exists():
+            entries.extend(yaml.safe_load(index.read_text(encoding="utf-8")) or [])
+    return entries
+
+
+def predict(entry):
+    path = LOGS / entry["file"]
+    if path.name.endswith(".tail.json"):
+        return diagnose(json.loads(path.read_text(encoding="utf-8")), since_marker=True)["root_cause"]
+    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+    return diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)["root_cause"]
+
+
+def accuracy():
+    rows = collections.defaultdict(collections.Counter)
+    by_kind = collections.defaultdict(lambda: [0, 0])
+    misses = []
+    for entry in corpus():
+        got = predict(entry)
+        rows[entry["label"]][got] += 1
+        kind = entry.get("kind", "?")
+        by_kind[kind][0] += got == entry["label"]
+        by_kind[kind][1] += 1
+        if got != entry["label"]:
+            misses.append((entry["file"], entry["label"], got))
+    total = sum(v[1] for v in by_kind.values())
+    right = sum(v[0] for v in by_kind.values())
+    print("corpus accuracy (top-1): %d/%d = %.1f%%" % (right, total, 100.0 * right / max(total, 1)))
+    for kind, (ok, n) in sorted(by_kind.items()):
+        print("  kind %-15s %d/%d" % (kind, ok, n))
+    print("confusion (label -> predicted: count):")
+    for label in sorted(rows):
+        cells = ", ".join("%s: %d" % (p, c) for p, c in rows[label].most_common())
+        mark = "" if set(rows[label]) == {label} else "   <-- miss"
+        print("  %-34s %s%s" % (label, cells, mark))
+    for miss in misses:
+        print("  MISS %s: label %s, predicted %s" % miss)
+
+
+def _time(fn, repeat=30, clock=time.perf_counter):
+    samples = []
+    for _ in range(repeat):
+        tic = clock()
+        fn()
+        samples.append(clock() - tic)
+    return statistics.median(samples)
+
+
+def tail_ratio():
+    tail_text = (format_marker("2026-11-29T21:20:32Z", "d" * 32) + "\n" + "".join(
+        "[2026-11-29 21:20:%02d TP%d] Load weight begin. avail mem=47.30 GB\n" % (i % 60, i % 2) for i in range(24)))
+    tail_bytes = tail_text.encode()[:2048]
+    with tempfile.TemporaryDirectory(prefix="h4-bench-diagnose-") as tmp:
+        small = os.path.join(tmp, "small.log")
+        huge = os.path.join(tmp, "huge.log")
+        with open(small, "wb") as handle:
+            handle.write(tail_bytes)
+        with open(huge, "wb") as handle:
+            handle.truncate(2 * 1000 ** 3)  # 2 GB sparse: the hole reads as zeros, costs no disk
+            handle.seek(0, os.SEEK_END)
+            handle.write(b"\n" + tail_bytes)
+        # The same 2 KB (a launch marker and 24 lines) ends both files; 20 lines exist in both.
+        for since_marker, lines in ((True, 200), (False, 20)):
+            t_small = _time(lambda: read_tail(small, lines=lines, since_marker=since_marker), repeat=200)
+            t_huge = _time(lambda: read_tail(huge, lines=lines, since_marker=since_marker), repeat=200)
+            print("tail since_marker=%s lines=%d: 2 KB log %.3f ms, 2 GB log %.3f ms, ratio %.2f (target <= 1.5)"
+                  % (since_marker, lines, t_small * 1e3, t_huge * 1e3, t_huge / t_small))
+        t_bound = _time(lambda: read_tail(huge, lines=200, since_marker=False), repeat=50)
+        print("tail of the 2 GB log asking for more lines than exist: %.3f ms (bounded by bytes=256 KiB)" % (t_bound * 1e3))
+
+
+def classify_time():
+    lines = []
+    for entry in corpus():
+        path = LOGS / entry["file"]
+        if path.suffix == ".log":
+            lines.extend(path.read_bytes().decode("utf-8", "replace").splitlines())
+    lines = (lines * (500 // max(len(lines), 1) + 1))[-500:]
+    classify(lines)  # warm the compiled patterns
+    t = _time(lambda: classify(lines), repeat=50)
+    t_cpu = _time(lambda: classify(lines), repeat=50, clock=time.process_time)
+    t_full = _time(lambda: diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False),
+                   repeat=50)
+    print("classify 500-line tail (corpus error lines, worst case): %.2f ms wall, %.2f ms CPU median; full diagnose "
+          "%.2f ms wall (target < 20 ms; wall time includes waits on a loaded machine, load average %.1f)"
+          % (t * 1e3, t_cpu * 1e3, t_full * 1e3, os.getloadavg()[0]))
+
+
+if __name__ == "__main__":
+    accuracy()
+    tail_ratio()
+    classify_time()

@@ -368,7 +368,11 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
     headroom = slack - sum(needs.values())
     verdict, root = "fits", "none"
     if slack < hard:
-        return "fails", "cuda_oom_cuda_graph", warnings + [{
+        # 0.5.9 loads the draft only after the target pools exist: if its weights alone overflow, that OOM
+        # happens while loading weights; otherwise the allocations after sizing run out during graph capture.
+        peak = needs.get("draft_weights_peak", 0.0)
+        root = "cuda_oom_weights" if peak and slack < peak else "cuda_oom_cuda_graph"
+        return "fails", root, warnings + [{
             "id": "cuda_graph_headroom_low",
             "message": f"the non-static slack {slack:.2f} GiB cannot hold what SGLang allocates after sizing "
                        f"({hard:.2f} GiB: " + ", ".join(f"{k} {v:.2f}" for k, v in needs.items() if v > 0
@@ -390,7 +394,9 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
                                     f"{r.context_len}; one full-length request cannot fit"})
         verdict = "degraded"
         root = root if root != "none" else "kv_pool_too_small"
-    if any(w["id"] == "max_running_requests_capped" for w in s.warnings):
+    # A cap below what was asked for (the flag, or the speculative default of 48) degrades service; SGLang's own
+    # estimate (2048-4096 when nothing was asked) being capped is normal and stays a warning.
+    if r.max_running_requests is not None and s.max_running_requests < max(1, r.max_running_requests // r.attn_dp):
         verdict = "degraded"
         if root == "none":
             root = "mamba_pool_too_small" if spec.is_mambaish else "kv_pool_too_small"
@@ -497,8 +503,8 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
 # ------------------------------------------------------------------------------------------------
 _VERDICT_RANK = {"fits": 0, "degraded": 1, "fails": 2}
 _SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_cache_size": 0, "tp_size": 0,
-                "context_length": 1, "mamba_ssm_dtype": 1, "speculative_num_steps": 2,
-                "speculative_algorithm": 2}
+                "context_length": 1, "mamba_ssm_dtype": 1, "kv_cache_dtype": 1, "quantization": 1,
+                "speculative_num_steps": 2, "speculative_algorithm": 2}
 
 
 def _quick(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, margin: float = 0.0):
@@ -571,14 +577,26 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
     # 3. bf16 SSM state
     if spec.is_mambaish and r0.mamba_ssm_dtype == "float32":
         add({"mamba_ssm_dtype": "bfloat16"}, "store the recurrent SSM state in bfloat16 (halves it; lower precision)")
-    # 4. shorter context
+    # 4. shorter context: the model's own maximum first when the flag exceeds it, then halving
     ctx = r0.context_len
-    for c in (ctx // 2, ctx // 4, 32768, 16384, 8192):
-        if 0 < c < ctx:
-            got = robust({"context_length": c})
-            if got is not None and got[1] == "fits":
-                add({"context_length": c}, f"shorten --context-length to {c}")
-                break
+    tried = [spec.derived_context_len] if r0.context_error else []
+    tried += [c for c in (ctx // 2, ctx // 4, 32768, 16384, 8192) if 0 < c < min(ctx, spec.derived_context_len)]
+    fallback = None
+    for c in tried:
+        got = robust({"context_length": c})
+        if got is not None and got[1] == "fits":
+            add({"context_length": c}, f"shorten --context-length to {c}")
+            fallback = None
+            break
+        if got is not None and fallback is None:
+            fallback = c
+    if fallback is not None and r0.context_error:
+        add({"context_length": fallback}, f"set --context-length to {fallback}, the model's maximum")
+    # 4b. 8-bit weights or KV cache (native FP8 needs SM 8.9+)
+    if sm >= 89 and base_core["root_cause"] == "cuda_oom_weights" and spec.quant.method is None:
+        add({"quantization": "fp8"}, "quantize the weights to FP8 at load time (changes numerics)")
+    if sm >= 89 and r0.kv_bytes >= 2 and base_core["root_cause"] in ("kv_pool_too_small", "mamba_pool_too_small"):
+        add({"kv_cache_dtype": "fp8_e4m3"}, "store the KV cache in FP8 (halves it; changes numerics)")
     # 5. more TP
     tp = r0.tp
     if len(gpus) >= 2 * tp:

@@ -149,3 +149,33 @@ def test_result_is_json_safe():
 def test_flag_unknown_to_the_version_is_rejected_by_the_validator():
     e = err({"config": LLAMA}, [A6000], {"cuda_graph_max_bs": 16}, version="0.5.23")
     assert e.field == "server_args" and "cuda_graph_max_bs" in str(e)
+
+
+def test_context_fix_offers_the_models_maximum():
+    gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
+    res = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "context_length": 300000}, "0.5.23")
+    assert res["root_cause"] == "context_length_exceeds_model"
+    ctx_fixes = [f for f in res["fixes"] if list(f["changes"]) == ["context_length"]]
+    assert ctx_fixes and all(f["changes"]["context_length"] <= 262144 for f in ctx_fixes)
+    assert all(f["verdict"] != "fails" for f in res["fixes"])
+
+
+def test_default_request_estimate_capped_by_mamba_is_only_a_warning():
+    gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
+    res = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536},
+                   "0.5.23")
+    assert res["verdict"] == "fits"
+    assert any(w["id"] == "max_running_requests_capped" for w in res["warnings"])
+    asked = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536,
+                                               "max_running_requests": 64}, "0.5.23")
+    assert asked["verdict"] == "degraded" and asked["root_cause"] == "mamba_pool_too_small"
+
+
+def test_fp8_weight_fix_offered_on_hopper_when_weights_do_not_fit():
+    h100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559, "compute_capability": "9.0"}
+    qwen32 = json.loads((CONFIGS / "Qwen__Qwen3-32B/config.json").read_text())
+    res = evaluate({"config": qwen32}, [dict(h100, index=0, pre_model_load_gib=60.0)],
+                   {"mem_fraction_static": 0.85}, "0.5.23")
+    assert res["root_cause"] == "cuda_oom_weights"
+    fix = next(f for f in res["fixes"] if f["changes"] == {"quantization": "fp8"})
+    assert fix["verdict"] in ("fits", "degraded") and fix["max_total_num_tokens"] > 0

@@ -386,6 +386,9 @@ CATALOG = (
             Pattern(r"\bImportError: ", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
             Pattern(r"cannot open shared object file", 60, "shared library missing"),
+            # the executable or script is missing (sglang_service helper, shells, python)
+            Pattern(r"cannot execute \S+: \[Errno \d+\]|: (?:command )?not found$|can't open file '[^']+': \[Errno 2\]",
+                    80, "executable missing"),
             Pattern(r"ninja: build stopped|subprocess\.CalledProcessError: Command '\['ninja'|nvcc fatal|"
                     r"error: command '.{0,60}nvcc' failed", 70, "kernel JIT build failed"),
             Pattern(r"requires \w[\w-]* ?[<>=]=? ?[\d.]+.{0,40}(?:but|found|installed)", 50, "version conflict"),

@@ -26,13 +26,15 @@ RUNNING_STATES = ("active", "activating", "reloading")
 # (the marker is written in ExecStartPre, timestamps have coarse resolution on some filesystems).
 MTIME_SLACK_S = 2.0
 
-# systemd exit statuses (systemd.exec(5) "Process Exit Codes") that explain a silent start by themselves.
-SYSTEMD_EXIT_CODES = {
-    200: "CHDIR: WorkingDirectory= does not exist",
-    203: "EXEC: the ExecStart= executable was not found or is not executable",
-    209: "STDOUT: StandardOutput= target could not be opened (log directory missing?)",
-    217: "USER: User= does not exist",
-    226: "NAMESPACE: sandboxing (ReadWritePaths=, ProtectSystem=) failed",
+# Exit statuses that explain a silent start by themselves: systemd.exec(5) "Process Exit Codes", and 127
+# (the command was not found: shells and the sglang_service helper's exec).
+KNOWN_EXIT_CODES = {
+    127: "127: the command (the SGLang interpreter) could not be executed",
+    200: "200/CHDIR: WorkingDirectory= does not exist",
+    203: "203/EXEC: the ExecStart= executable was not found or is not executable",
+    209: "209/STDOUT: StandardOutput= target could not be opened (log directory missing?)",
+    217: "217/USER: User= does not exist",
+    226: "226/NAMESPACE: sandboxing (ReadWritePaths=, ProtectSystem=) failed",
 }
 
 
@@ -180,8 +182,8 @@ def _silent_underlying(unit, journal_diag):
     if unit.get("result") == "oom-kill" or (unit.get("signal") == "SIGKILL" and unit.get("kernel_oom")):
         return "host_ram_oom_killed", None
     code = unit.get("exit_code")
-    if code in SYSTEMD_EXIT_CODES:
-        return None, "systemd exit status %d/%s" % (code, SYSTEMD_EXIT_CODES[code])
+    if code in KNOWN_EXIT_CODES:
+        return None, "exit status %s" % KNOWN_EXIT_CODES[code]
     if unit.get("start_limit_hit"):
         return None, "the unit hit its start limit (StartLimitBurst): systemd refused to start it again"
     if unit.get("signal"):

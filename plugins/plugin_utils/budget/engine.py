@@ -556,7 +556,15 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
     best = None
     if base_verdict != "fails":
         upper = 0
-    lo, hi = 1, upper - (1 if R is not None else 0)
+    top = upper - (1 if R is not None else 0)
+    # Not monotonic: fewer requests leave a larger KV pool, whose unbudgeted draft copy eats the slack. Scan down
+    # from the top (the usual case is a handful of steps), then bisect what is left.
+    for cand in range(top, max(0, top - 64), -1):
+        got = robust({"max_running_requests": cand})
+        if got is not None and got[1] == "fits":
+            best = cand
+            break
+    lo, hi = 1, (top - 64 if best is None else 0)
     while lo <= hi:
         mid = (lo + hi) // 2
         got = robust({"max_running_requests": mid})

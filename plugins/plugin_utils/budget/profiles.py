@@ -184,6 +184,7 @@ class Resolved:
     hybrid_swa: bool
     enable_torch_compile: bool
     attention_backend: str = "flashinfer"
+    deterministic: bool = False
     arg_error: Optional[Tuple[str, str]] = None   # SGLang rejects the resolved arguments (type, message)
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
@@ -402,6 +403,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         kv_cache_dtype=kv_dtype, kv_bytes=kv_bytes,
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
         attention_backend=attn_backend, arg_error=arg_error,
+        deterministic=bool(args.get("enable_deterministic_inference")),
         swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
         enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
 
@@ -741,7 +743,18 @@ def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, 
     if spec.is_mambaish and v059:
         needs["mamba_padding_slots"] = (1 + (D if r.spec_algorithm else 0)) * per_req / GIB
     needs["req_to_token"] = (s.max_running_requests + 1) * (r.context_len + 4 + D) * 4 / GIB
-    graph = 512 + max(r.chunked_prefill_size, 2048) * 1.5 + r.tp / 8 * 1024
+    workspace_mib = 0.0
+    if r.attention_backend == "flashinfer":
+        # layers/attention/flashinfer_backend.py: 384 MiB global workspace, 512 MiB for Qwen2/Qwen3 dense,
+        # 2 GiB with deterministic inference (SGLANG_FLASHINFER_WORKSPACE_SIZE overrides the default)
+        workspace_mib = float(r.env.get("SGLANG_FLASHINFER_WORKSPACE_SIZE", 384 * MIB)) / MIB
+        if spec.architecture in ("Qwen2ForCausalLM", "Qwen3ForCausalLM"):
+            workspace_mib = 512.0
+        if r.deterministic:
+            workspace_mib = 2048.0
+        needs["flashinfer_workspace"] = workspace_mib / 1024
+    # SGLang's reserve heuristic; its 512 MiB "constant meta data (attention backend)" covers the workspace
+    graph = max(0.0, 512 - workspace_mib) + max(r.chunked_prefill_size, 2048) * 1.5 + r.tp / 8 * 1024
     if not r.disable_cuda_graph:
         graph += 2 * min(r.cuda_graph_max_bs, s.max_running_requests) + 8 * r.prefill_graph_sizes
     needs["graphs_and_activations"] = graph / 1024

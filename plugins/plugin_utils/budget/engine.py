@@ -173,14 +173,21 @@ def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
     return val
 
 
-def _gpu_baselines(gpus: Any, tp: int) -> Tuple[List[Dict[str, Any]], float, List[str]]:
-    """Per-rank (total, free, pre) in GiB for the first ``tp`` GPUs, and the MiB the heuristics read."""
+def _gpu_baselines(gpus: Any, tp: int, pp: int = 1, replicas: int = 1) -> Tuple[List[Dict[str, Any]], float,
+                                                                               List[str]]:
+    """Per-rank (total, free, pre) in GiB for the GPUs the launch uses, and the MiB the heuristics read.
+
+    SGLang takes the MIN of free memory over the ranks of a process group; the engine takes it over every GPU the
+    launch uses (TP x PP, and each DP replica's group), which is the replica that fails first."""
     if not isinstance(gpus, list) or not gpus:
         raise BudgetInputError("gpus", "must be a non-empty list of GPUs",
                                "pass nvidia_gpu_info's gpus, or declare [{name: ..., memory_total_mib: ...}]")
-    if len(gpus) < tp:
-        raise BudgetInputError("gpus", f"{len(gpus)} GPU(s) given but tp_size is {tp}",
-                               f"declare at least {tp} GPUs or lower --tp-size")
+    world = tp * pp * replicas
+    if len(gpus) < world:
+        need = f"tp_size is {tp}" if world == tp else f"tp_size {tp} x pp_size {pp} x dp_size {replicas} needs {world}"
+        raise BudgetInputError("gpus", f"{len(gpus)} GPU(s) given but {need}",
+                               f"declare at least {world} GPUs or lower the parallel sizes")
+    tp = world
     notes: List[str] = []
     totals = []
     ranks = []
@@ -346,10 +353,17 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
         raise BudgetInputError("sglang_version", str(exc), "pin 0.5.9 or 0.5.23, or set allow_nearest_profile")
     args = _normalize_args(server_args, rv.profile)
     tp = int(args.get("tp_size") or args.get("tensor_parallel_size") or 1)
+    pp = int(args.get("pp_size") or 1)
+    dp = int(args.get("dp_size") or 1)
+    dp_attention = bool(args.get("enable_dp_attention")) or int(args.get("attn_dp_size") or 1) > 1
+    replicas = dp if dp > 1 and not dp_attention else 1   # DP replicas are separate TP groups on other GPUs
     spec, total, source, override = _model_inputs(model)
-    ranks, gpu_mem, notes = _gpu_baselines(gpus, tp * int(args.get("pp_size") or 1))
+    ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
+    if pp > 1:
+        notes.append(f"pp_size {pp}: pipeline stages are not modelled; each GPU is sized as if it held every layer "
+                     f"(an over-estimate of the weights per GPU)")
     env = {str(k): str(v) for k, v in (env or {}).items()}
-    return rv, args, spec, total, source, override, ranks[:tp], gpu_mem, _sm(gpus[0]), notes, env
+    return rv, args, spec, total, source, override, ranks, gpu_mem, _sm(gpus[0]), notes, env
 
 
 # ------------------------------------------------------------------------------------------------

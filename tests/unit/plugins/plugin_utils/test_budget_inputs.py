@@ -179,3 +179,20 @@ def test_fp8_weight_fix_offered_on_hopper_when_weights_do_not_fit():
     assert res["root_cause"] == "cuda_oom_weights"
     fix = next(f for f in res["fixes"] if f["changes"] == {"quantization": "fp8"})
     assert fix["verdict"] in ("fits", "degraded") and fix["max_total_num_tokens"] > 0
+
+
+def test_dp_replicas_need_their_own_gpus_and_take_the_smallest_baseline():
+    e = err({"config": LLAMA}, [A6000] * 2, {"tp_size": 2, "dp_size": 2})
+    assert e.field == "gpus" and "needs 4" in str(e)
+    gpus = [dict(A6000, index=i, pre_model_load_gib=47.0 if i == 3 else 47.3) for i in range(4)]
+    res = evaluate({"config": LLAMA}, gpus, {"tp_size": 2, "dp_size": 2, "mem_fraction_static": 0.8}, "0.5.23")
+    assert len(res["budget"]["per_gpu"]) == 4
+    assert res["message"].count("pre 47.00 GiB") == 1
+
+
+def test_tied_embeddings_have_no_separate_lm_head():
+    tied = dict(LLAMA, tie_word_embeddings=True)
+    a = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23")
+    b = evaluate({"config": tied}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23")
+    saved = (a["budget"]["per_gpu"][0]["weights_gib"] - b["budget"]["per_gpu"][0]["weights_gib"]) * (1 << 30)
+    assert saved == pytest.approx(128256 * 4096 * 2, rel=0.001)

@@ -125,7 +125,7 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
     return wb
 
 
-def _effective_spec(spec: ModelSpec, args: Dict[str, Any]) -> ModelSpec:
+def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str) -> ModelSpec:
     """The spec as loaded under ``--dtype`` and online ``--quantization`` (bf16 checkpoint quantized at load).
 
     ``configs/model_config.py _get_and_verify_dtype``: ``auto`` keeps bf16/fp16 and turns float32 (or a missing
@@ -133,14 +133,22 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any]) -> ModelSpec:
     dtype = str(args.get("dtype") or "auto").lower()
     quant = str(args.get("quantization") or "").lower()
     online = quant in ("fp8", "w8a8_fp8", "fbgemm_fp8") and spec.quant.method is None
-    if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online:
+    # 0.5.23 (configs/model_config.py is_lm_only, models/qwen3_vl.py): a text-only launch builds no ViT and is not
+    # multimodal; 0.5.9 ignores the checkpoint's flag and always builds it
+    lm_only = spec.is_multimodal and version != "0.5.9" and (spec.config_language_model_only
+                                                             or bool(args.get("language_model_only")))
+    dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
+    if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online and not lm_only \
+            and not dp_encoder:
         return spec
-    key = (id(spec), dtype, online)
+    key = (id(spec), dtype, online, lm_only, dp_encoder)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
         cached = replace(spec, dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
                          quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate"))
-                         if online else spec.quant)
+                         if online else spec.quant,
+                         is_multimodal=spec.is_multimodal and not lm_only,
+                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder)
         _SPEC_VARIANTS[key] = cached
         _SPEC_KEEPALIVE[id(spec)] = spec
     return cached
@@ -233,7 +241,7 @@ def _f32(x: float) -> float:
 def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
           ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], version: str,
           env: Dict[str, str]) -> Dict[str, Any]:
-    spec = _effective_spec(spec, args)
+    spec = _effective_spec(spec, args, version)
     r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
     wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),

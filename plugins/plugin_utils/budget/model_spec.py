@@ -138,6 +138,8 @@ class ModelSpec:
     # multimodal
     is_multimodal: bool = False
     vision: Optional[Dict[str, Any]] = None
+    vision_replicated: bool = False       # --mm-enable-dp-encoder: the ViT is not split over TP
+    config_language_model_only: bool = False   # checkpoint declares language_model_only (0.5.23 reads it)
     quant: QuantSpec = field(default_factory=QuantSpec)
     raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -328,11 +330,10 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         quant=_quant(config, text, hf_quant_config), raw_text_config=text,
         num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
         mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),
-        is_multimodal=arch in MULTIMODAL_ARCHS and not config.get("language_model_only", False),
+        is_multimodal=arch in MULTIMODAL_ARCHS,
         vision=config.get("vision_config") if arch in MULTIMODAL_ARCHS else None,
+        config_language_model_only=bool(config.get("language_model_only", False)),
     )
-    if arch in MULTIMODAL_ARCHS:
-        spec.is_multimodal = True
     ffn = "dense"
     if family in ("moe", "gdn") and (text.get("num_experts") or text.get("num_local_experts")
                                      or text.get("n_routed_experts")):

@@ -288,6 +288,8 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
     v = spec.vision or {}
     if not v:
         return []
+    if spec.vision_replicated:
+        tp = 1
     h = int(v.get("hidden_size", 1152))
     depth = int(v.get("depth") or v.get("num_hidden_layers") or 27)
     inter = int(v.get("intermediate_size", 4304))

@@ -217,3 +217,17 @@ def test_059_extra_buffer_is_refused_for_nemotron_h():
     res = evaluate({"config": cfg}, gpus, {"mamba_scheduler_strategy": "extra_buffer"}, "0.5.9", with_fixes=False)
     assert res["error"]["type"] == "AssertionError"
     assert "extra_buffer is not supported for NemotronHForCausalLM" in res["error"]["message"]
+
+
+def test_language_model_only_drops_the_vision_tower_on_0523_not_on_059():
+    args = {"tp_size": 2, "context_length": 65536, "language_model_only": True}
+    new = run(args, "0.5.23")
+    full = run({"tp_size": 2, "context_length": 65536}, "0.5.23")
+    vision_per_gpu = 231_347_384 * 2   # ViT params at TP 2 (oracle-0.5.23.md: 27,359,370,352 B minus the text model)
+    drop = (full["budget"]["per_gpu"][0]["weights_gib"] - new["budget"]["per_gpu"][0]["weights_gib"]) * GIB
+    assert drop == pytest.approx(vision_per_gpu, abs=0.002 * GIB)
+    # no VLM factor on the default fraction: 0.850 instead of 0.786
+    assert new["budget"]["totals"]["mem_fraction_static"] == 0.85
+    old = run({"tp_size": 2, "context_length": 65536}, "0.5.9")
+    assert old["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(full["budget"]["per_gpu"][0]["weights_gib"],
+                                                                       abs=0.02)

@@ -218,7 +218,6 @@ def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "
 
 def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     h, e = spec.hidden_size, spec.num_experts
-    router_fp32 = spec.family in ("mamba2",)
     out: List[Linear] = []
     moe_tp = max(1, tp // ep)
     local_experts = math.ceil(e / ep)
@@ -229,7 +228,7 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
                           bias=2 * inter // moe_tp))
         out.append(Linear(i, "mlp.experts.down_proj", h, inter // moe_tp, count=local_experts, bias=h))
         return out
-    out.append(Linear(i, "mlp.gate", e, h, quantizable=False, elem_bytes=4 if router_fp32 else None))
+    out.append(Linear(i, "mlp.gate", e, h, quantizable=False))   # ReplicatedLinear in the model dtype
     if spec.router_bias:
         out.append(Linear(i, "mlp.gate.e_score_correction_bias", e, 1, elem_bytes=4))
     out += _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts)
@@ -355,7 +354,11 @@ def linears_bytes(rows: List[Linear], spec: ModelSpec) -> int:
 
 
 def rope_cache_bytes(spec: ModelSpec) -> int:
-    """The fp32 ``cos_sin_cache`` (rows x rotary_dim) allocated when the model is constructed."""
+    """The fp32 ``cos_sin_cache`` (rows x rotary_dim) allocated when the model is constructed.
+
+    Nemotron-H attention layers carry no rotary embedding (``models/nemotron_h.py`` builds none)."""
+    if spec.family == "mamba2":
+        return 0
     return spec.rope_cache_len * spec.rotary_dim * 4
 
 

@@ -377,3 +377,25 @@ def test_0523_default_fraction_without_graphs():
                                                       "cuda_graph_backend_prefill": "disabled"}, weights_gib=14.96)
     # 512 + 8192*1.5 + 128 = 12928 MiB (no graph reserve) -> round((81559 - 12928) / 81559, 3)
     assert res["budget"]["totals"]["mem_fraction_static"] == round((81559 - 12928) / 81559, 3)
+
+
+@pytest.mark.parametrize("name, tp, oracle_gib", [
+    # oracle-0.5.23.md section 5 breadth sweep: per-GPU bytes of SGLang's own classes built on the meta device
+    ("Qwen__Qwen3-30B-A3B", 2, 28.47), ("Qwen__Qwen3-32B-FP8", 1, 31.99), ("Qwen__Qwen3-Next-80B-A3B-Instruct", 4, 37.25),
+    ("openai__gpt-oss-20b", 1, 12.85), ("nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", 1, 58.82),
+    ("deepseek-ai__DeepSeek-V3", 8, 79.33), ("mistralai__Mistral-7B-Instruct-v0.3", 1, 13.52),
+])
+def test_shape_weights_match_the_oracle_sweep(name, tp, oracle_gib):
+    spec = spec_of(name)
+    wb = compute_weights(spec, tp, version="0.5.23")
+    resident = wb.target_param_bytes + wb.target_buffer_bytes
+    if spec.is_mla:   # the sweep built the classes without post_load_weights: no absorbed w_kc/w_vc yet
+        from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import mla_absorbed_bytes
+        resident -= mla_absorbed_bytes(spec, tp)
+    assert resident / GIB == pytest.approx(oracle_gib, abs=0.006)
+
+
+def test_qwen35_35b_target_plus_draft_matches_the_oracle_sweep():
+    wb = compute_weights(spec_of("Qwen__Qwen3.5-35B-A3B"), 1, version="0.5.23")
+    total = wb.target_param_bytes + wb.target_buffer_bytes + wb.draft_param_bytes
+    assert total / GIB == pytest.approx(68.92, abs=0.006)

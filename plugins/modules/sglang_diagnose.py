@@ -49,8 +49,8 @@ options:
   budget:
     description:
       - The registered result of M(llmops.sglang.sglang_memory_budget) for the same launch.
-      - Keys used, all optional: C(verdict), C(root_cause), C(message), C(budget.totals), C(fixes[0].summary),
-        C(fixes[0].changes).
+      - "Keys used, all optional: C(verdict), C(root_cause), C(message), C(budget.totals), C(fixes[0].summary),
+        C(fixes[0].changes)."
     type: dict
   fail:
     description: Fail the task when the root cause is not C(none).

@@ -157,7 +157,7 @@ def bench_logs() -> None:
     if not entries:
         print("startup logs: tests/fixtures/startup_logs/INDEX.yml not present")
         return
-    errors, skipped, unpinned = [], [], []
+    errors, skipped, unpinned, end_to_end = [], [], [], []
     for e in entries:
         obs = e.get("observed") or {}
         folder = None
@@ -184,14 +184,20 @@ def bench_logs() -> None:
         gpus = [{"index": i, "name": gpu.get("name", "GPU"), "memory_total_mib": total_mib,
                  "pre_model_load_gib": before} for i in range(tp)]
         model = load_model(folder)
-        if after is not None:
-            model["weights"] = {"target_param_bytes": int((before - after) * GIB)}
         version = str(e.get("sglang_version") or "0.5.9")
         try:
+            own = engine.evaluate(model, gpus, args, version, allow_nearest_profile=True, with_fixes=False)
+            if after is not None:
+                model["weights"] = {"target_param_bytes": int((before - after) * GIB)}
             res = engine.evaluate(model, gpus, args, version, allow_nearest_profile=True, with_fixes=False)
         except engine.BudgetInputError as exc:
             skipped.append(f"{e['file']}: {exc}")
             continue
+        own_tokens = own["budget"]["totals"]["max_total_num_tokens"]
+        scored = args.get("mem_fraction_static") is not None or str(e.get("sglang_version")) in ("0.5.9", "0.5.23")
+        if scored and own_tokens and obs.get("max_total_num_tokens"):
+            end_to_end.append((abs(own_tokens - obs["max_total_num_tokens"]) / obs["max_total_num_tokens"] * 100,
+                               e["file"]))
         got = res["budget"]["totals"]["max_total_num_tokens"]
         want = obs.get("max_total_num_tokens")
         if got is None or not want:
@@ -210,6 +216,10 @@ def bench_logs() -> None:
               f"(target <= 2 %), max {max(errs):.2f} % (target <= 5 %)")
         for err, name, got, want in sorted(errors, reverse=True):
             print(f"   {name}: predicted {got:,} vs logged {want:,} ({err:.2f} %)")
+    if end_to_end:
+        errs = [x[0] for x in end_to_end]
+        print(f"startup logs, end to end (engine's own weights instead of the logged ones): median "
+              f"{statistics.median(errs):.2f} %, max {max(errs):.2f} % over {len(errs)} logs")
     for err, name, got, want in unpinned:
         print(f"   not scored (fraction left to an unpinned release's default): {name}: predicted {got:,} with "
               f"0.5.9's default vs logged {want:,} ({err:.2f} %)")

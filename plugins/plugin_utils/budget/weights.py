@@ -363,11 +363,14 @@ def rope_cache_bytes(spec: ModelSpec) -> int:
 
 
 def mla_absorbed_bytes(spec: ModelSpec, tp: int) -> int:
-    """``w_kc``/``w_vc`` made by DeepseekV2 ``post_load_weights`` in the model dtype, per rank."""
+    """``w_kc``/``w_vc`` made by the DeepSeek weight loader's ``post_load_weights`` per rank
+    (``models/deepseek_common/deepseek_weight_loader.py``): new contiguous copies of ``kv_b_proj``; FP8 block
+    checkpoints keep them in FP8 on CUDA (DeepGEMM bmm or per-tensor requant), others in the model dtype."""
     if not spec.is_mla:
         return 0
     heads = spec.num_heads // tp
-    per_layer = heads * (spec.qk_nope_head_dim + spec.v_head_dim) * spec.kv_lora_rank * spec.dtype_bytes
+    elem = 1 if spec.quant.algo_for(0, "self_attn.kv_b_proj") in ("fp8", "modelopt_fp8") else spec.dtype_bytes
+    per_layer = heads * (spec.qk_nope_head_dim + spec.v_head_dim) * spec.kv_lora_rank * elem
     return per_layer * spec.num_layers
 
 

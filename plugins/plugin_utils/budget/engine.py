@@ -525,6 +525,7 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
 # ------------------------------------------------------------------------------------------------
 _VERDICT_RANK = {"fits": 0, "degraded": 1, "fails": 2}
 _SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_cache_size": 0, "tp_size": 0,
+                "chunked_prefill_size": 0, "cuda_graph_max_bs": 0, "cuda_graph_max_bs_decode": 0,
                 "context_length": 1, "mamba_ssm_dtype": 1, "kv_cache_dtype": 1, "quantization": 1,
                 "speculative_num_steps": 2, "speculative_algorithm": 2}
 
@@ -604,6 +605,23 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
         if got is not None and got[1] == "fits":
             add({"mem_fraction_static": m}, f"raise --mem-fraction-static to {m}")
             break
+    # 2b. the other side: too little slack for what comes after sizing -> lower the fraction, or shrink what the
+    #     slack must hold (prefill chunk, decode graph batch)
+    if base_core["root_cause"] == "cuda_oom_cuda_graph" or base_verdict == "degraded" and any(
+            w["id"] == "cuda_graph_headroom_low" for w in _verdict(spec, base_core)[2]):
+        for step in range(int(r0.mem_fraction_static * 1000) - 1, 100, -1):
+            m = step / 1000
+            got = robust({"mem_fraction_static": m})
+            if got is not None and got[1] == "fits":
+                add({"mem_fraction_static": m}, f"lower --mem-fraction-static to {m} to leave room for CUDA graphs")
+                break
+        if r0.chunked_prefill_size > 2048:
+            half = r0.chunked_prefill_size // 2
+            add({"chunked_prefill_size": half}, f"halve --chunked-prefill-size to {half} (smaller prefill activations)")
+        bs_dest = "cuda_graph_max_bs" if version == "0.5.9" else "cuda_graph_max_bs_decode"
+        if r0.cuda_graph_max_bs > 8:
+            add({bs_dest: r0.cuda_graph_max_bs // 2}, f"capture decode CUDA graphs up to batch "
+                                                     f"{r0.cuda_graph_max_bs // 2} only")
     # 3. bf16 SSM state
     if spec.is_mambaish and r0.mamba_ssm_dtype == "float32":
         add({"mamba_ssm_dtype": "bfloat16"}, "store the recurrent SSM state in bfloat16 (halves it; lower precision)")

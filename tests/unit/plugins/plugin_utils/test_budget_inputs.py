@@ -196,3 +196,15 @@ def test_tied_embeddings_have_no_separate_lm_head():
     b = evaluate({"config": tied}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23")
     saved = (a["budget"]["per_gpu"][0]["weights_gib"] - b["budget"]["per_gpu"][0]["weights_gib"]) * (1 << 30)
     assert saved == pytest.approx(128256 * 4096 * 2, rel=0.001)
+
+
+def test_two_sided_fraction_too_high_leaves_no_room_for_graphs():
+    """mem_fraction_static is two-sided: 0.93 on a 24 GB card starts but leaves too little slack for CUDA graphs
+    and prefill activations; the fix lowers the fraction (SGLang's startup hint only ever says 'increase')."""
+    rtx4090 = {"name": "NVIDIA GeForce RTX 4090", "memory_total_mib": 24564, "index": 0}
+    res = evaluate({"config": LLAMA}, [rtx4090], {"context_length": 32768, "mem_fraction_static": 0.93}, "0.5.9")
+    assert res["verdict"] == "degraded" and res["root_cause"] == "cuda_oom_cuda_graph"
+    assert res["error"] is None and res["budget"]["per_gpu"][0]["headroom_gib"] < 0
+    lower = [f for f in res["fixes"] if list(f["changes"]) == ["mem_fraction_static"]]
+    assert lower and lower[0]["changes"]["mem_fraction_static"] < 0.93 and lower[0]["verdict"] == "fits"
+    assert lower[0]["max_total_num_tokens"] >= 32768

@@ -137,3 +137,35 @@ def test_shape_weights_match_sglang_classes(case, recorded):
         assert wb.draft_param_bytes == pytest.approx(recorded["draft_param_bytes"], rel=0.005)
     total = wb.target_param_bytes + wb.target_buffer_bytes
     assert total == pytest.approx(recorded["target_param_bytes"] + recorded.get("target_buffer_bytes", 0), rel=0.005)
+
+
+def _resolution_cases():
+    return [p for p in CASES if p.values[1].get("resolved")]
+
+
+@pytest.mark.parametrize("version, case", _resolution_cases())
+def test_argument_resolution_agrees_with_oracle(version, case):
+    """The resolved ServerArgs the oracle recorded (after SGLang's own hooks) against the engine's resolution."""
+    res = evaluate(_model(case, with_weights=True), _gpus(case), case["server_args"], version,
+                   env=case.get("env") or {}, with_fixes=False)
+    mine, theirs = res["resolved_args"], case["resolved"]
+    assert mine["mem_fraction_static"] == pytest.approx(theirs["mem_fraction_static"], abs=1e-4)
+    assert mine["chunked_prefill_size"] == theirs["chunked_prefill_size"]
+    assert mine["page_size"] == theirs["page_size"]
+    assert mine["max_running_requests"] == theirs["max_running_requests"]
+    if theirs.get("attention_backend"):
+        assert mine["attention_backend"] == theirs["attention_backend"]
+    assert mine["spec_algorithm"] == theirs["speculative_algorithm"]
+    if theirs["speculative_algorithm"]:
+        assert (mine["spec_steps"], mine["spec_topk"], mine["spec_draft_tokens"]) == (
+            theirs["speculative_num_steps"], theirs["speculative_eagle_topk"], theirs["speculative_num_draft_tokens"])
+    graph_bs = theirs.get("cuda_graph_max_bs", theirs.get("cuda_graph_max_bs_decode"))
+    if graph_bs is not None:
+        assert mine["cuda_graph_max_bs"] == graph_bs
+    spec = build_model_spec(_model(case, False)["config"])
+    if spec.is_mambaish:
+        assert mine["disable_radix_cache"] == theirs["disable_radix_cache"]
+        strategy = theirs.get("mamba_scheduler_strategy", theirs.get("mamba_radix_cache_strategy"))
+        if not theirs["disable_radix_cache"]:
+            assert mine["mamba_strategy"] == strategy
+            assert mine["disable_overlap_schedule"] == theirs["disable_overlap_schedule"]

@@ -460,7 +460,19 @@ def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, ver
 
 def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False,
              env: Optional[Dict[str, str]] = None, with_fixes: bool = True) -> Dict[str, Any]:
-    """Predict what ``sglang_version`` does at startup for this model, GPUs and flags (JSON-safe dict)."""
+    """Predict what ``sglang_version`` does at startup for this model, GPUs and flags (JSON-safe dict).
+
+    ``model``: a ModelSpec, a model directory, or a dict ``{"config", "hf_quant_config", "safetensors_index",
+    "safetensors_headers", "path"}`` (only ``config`` is required); an optional ``"weights"`` entry
+    (``target_param_bytes``, ``target_buffer_bytes``, ``draft_param_bytes``, ``draft_buffer_bytes`` per GPU)
+    replaces the engine's own weight estimate, e.g. with a measured "mem usage".
+    ``gpus``: dicts with ``name`` and ``memory_total_mib`` at least; ``memory_free_mib`` (or ``memory_used_mib``)
+    when measured; ``pre_model_load_gib`` to give SGLang's baseline directly (free memory after the CUDA context
+    and NCCL, as logged by "Load weight begin. avail mem="). Without it the baseline is free memory minus
+    ``CONTEXT_OVERHEAD_GIB`` (+ ``NCCL_OVERHEAD_GIB`` when several GPUs work together), said in ``warnings``.
+    ``server_args``: dest-keyed SGLang flags, typed by the flag validator. ``env``: SGLang environment variables
+    that change sizing (``SGLANG_MAMBA_SSM_DTYPE``, ``SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK``, ...).
+    Raises BudgetInputError for bad input; SGLang's own failures are returned in ``error``/``root_cause``."""
     rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
         model, gpus, server_args, sglang_version, allow_nearest_profile, env)
     core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)

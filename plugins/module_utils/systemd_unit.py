@@ -143,6 +143,21 @@ def parse_journal_json(text, max_line_length=8192):
     return entries
 
 
+def last_invocation_id(text):
+    """The invocation id of the newest entry in ``journalctl -u UNIT -o json`` output that carries one."""
+    found = None
+    for raw in (text or "").splitlines():
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            value = record.get("_SYSTEMD_INVOCATION_ID") or record.get("INVOCATION_ID")
+            if isinstance(value, str) and re.match(r"^[0-9a-f]{32}$", value):
+                found = value
+    return found
+
+
 def format_journal_line(entry):
     """One readable line, like ``journalctl -o short-iso``: ``<iso> <ident>[<pid>]: <message>``."""
     stamp, pid, ident, message = entry

@@ -116,6 +116,10 @@ unit:
     active_state: {description: ActiveState., type: str, returned: always}
     result: {description: "Result (success, exit-code, signal, oom-kill, start-limit-hit, ...).", type: str, returned: always}
     invocation_id: {description: InvocationID of the current or last run., type: str, returned: always}
+    invocation_from_journal:
+      description: The unit had been garbage-collected (no InvocationID); the last invocation was taken from the journal.
+      type: bool
+      returned: when the unit had no InvocationID
     exit_code: {description: Exit status when the main process exited., type: int, returned: always}
     signal: {description: Signal name when the main process was killed., type: str, returned: always}
     start_time: {description: When the last start began (epoch seconds)., type: float, returned: always}
@@ -137,6 +141,7 @@ from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import read
 from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import (
     SHOW_PROPERTIES,
     format_journal_line,
+    last_invocation_id,
     oom_lines_for,
     parse_journal_json,
     parse_show,
@@ -157,6 +162,16 @@ def _journal(module, invocation_id, lines, max_line_length):
     entries = parse_journal_json(out, max_line_length)
     pids = sorted({pid for _, pid, _, _ in entries if pid and pid != 1})
     return [format_journal_line(e) for e in entries], pids, None
+
+
+def _last_invocation_from_journal(module, unit):
+    journalctl = module.get_bin_path("journalctl")
+    if not journalctl:
+        return None
+    rc, out, _ = module.run_command([journalctl, "--no-pager", "-o", "json", "-n", "50", "-u", unit])
+    if rc != 0:
+        return None
+    return last_invocation_id(out)
 
 
 def _kernel_lines(module, since_epoch):
@@ -193,7 +208,12 @@ def examine_unit(module, unit, lines, max_line_length):
         info["error"] = "unit %s is not loaded (LoadState=not-found)" % unit
         return info
     if not info["invocation_id"]:
-        info["journal_error"] = "the unit has no InvocationID (it never started since boot)"
+        # systemd drops an inactive unit's runtime state (InvocationID included) when it garbage-collects it,
+        # e.g. after a clean exit; the journal still knows the last invocation.
+        info["invocation_id"] = _last_invocation_from_journal(module, info["name"])
+        info["invocation_from_journal"] = bool(info["invocation_id"])
+    if not info["invocation_id"]:
+        info["journal_error"] = "the unit has no InvocationID and no journal entries (it never ran, or the journal was rotated)"
         return info
     info["journal"], pids, info["journal_error"] = _journal(module, info["invocation_id"], lines, max_line_length)
     pids = sorted(set(pids) | {p for p in (info["exec_main_pid"], info["main_pid"]) if p})

@@ -16,6 +16,7 @@ from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import (
 )
 from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import (
     format_journal_line,
+    last_invocation_id,
     monotonic_to_epoch,
     oom_lines_for,
     parse_journal_json,
@@ -225,3 +226,14 @@ def test_oom_lines_only_for_our_pids_or_cgroup():
     ]
     assert oom_lines_for(kernel, [4242], "sglang.service") == [kernel[0], kernel[2]]
     assert oom_lines_for(kernel, [4243], None) == [kernel[2]]
+
+
+def test_last_invocation_from_the_journal():
+    text = "\n".join(json.dumps(r) for r in (
+        {"_SYSTEMD_INVOCATION_ID": "a" * 32, "MESSAGE": "old run"},
+        {"INVOCATION_ID": "b" * 32, "MESSAGE": "sglang.service: Deactivated successfully."},
+        {"MESSAGE": "no id"},
+        {"INVOCATION_ID": "not-hex", "MESSAGE": "ignored"},
+    ))
+    assert last_invocation_id(text) == "b" * 32
+    assert last_invocation_id("") is None

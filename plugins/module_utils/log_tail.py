@@ -4,7 +4,7 @@
 """Read the end of a log cheaply and find the last launch marker (target side, Python 3.8+ stdlib only).
 
 The launch marker is one line that every launch made by this collection writes before SGLang starts
-(the sglang_service role's unit does it in ExecStartPre, where systemd sets ``$INVOCATION_ID``)::
+(the sglang_service role's unit does it in ExecStartPre, from systemd's ``$INVOCATION_ID``)::
 
     === llmops.sglang launch 2026-11-29T21:20:32Z invocation=5f0c0f6c2b9e4a6f9d5f8e0a1b2c3d4e ===
 
@@ -21,12 +21,6 @@ MARKER_PREFIX = "=== llmops.sglang launch "
 MARKER_RE = re.compile(
     r"=== llmops\.sglang launch (?P<time>\S+) invocation=(?P<invocation>[0-9A-Za-z_-]*) ==="
 )
-# The shell line a systemd unit uses to write the marker (``%%`` is systemd's escape for ``%``).
-MARKER_SYSTEMD_EXEC_START_PRE = (
-    "/bin/sh -c 'echo \"=== llmops.sglang launch $(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ)"
-    " invocation=$INVOCATION_ID ===\" >> {log_path}'"
-)
-
 _MARKER_PREFIX_BYTES = MARKER_PREFIX.encode("ascii")
 _BLOCK = 1 << 20
 _FIRST_READ = 4096

@@ -150,6 +150,11 @@ freshness:
   description: How the lines were chosen (status fresh, stale, unverified or absent; marker; invocation id; times).
   returned: always
   type: dict
+progress:
+  description: The last start-up stage the log reached (start, args, weight_load, memory_pool, cuda_graph, warmup, serving).
+  returned: always
+  type: str
+  sample: memory_pool
 notes:
   description: Caveats about the diagnosis.
   returned: always

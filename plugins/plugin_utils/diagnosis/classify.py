@@ -181,17 +181,6 @@ def _scan(lines):
     return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready
 
 
-def extract_numbers(lines):
-    """The numbers SGLang (and torch) printed, by name; the last occurrence wins."""
-    return _scan([normalize(line) for line in split_lines(lines)])[2]
-
-
-def progress_of(lines):
-    """(last start-up phase reached, index of the last 'fired up' / uvicorn-up line or -1)."""
-    _, _, _, reached, ready = _scan([normalize(line) for line in split_lines(lines)])
-    return reached, ready
-
-
 def _score(c_index, cause, hits, gates, reached):
     if cause.requires and c_index not in gates:
         return 0, []
@@ -256,7 +245,6 @@ def classify(lines):
         "confidence": confidence,
         "score": score,
         "evidence": [lines[i] for i in evidence][:8],
-        "evidence_line_numbers": [i + 1 for i in evidence][:8],
         "numbers": numbers,
         "progress": reached,
         "hybrid_model": bool(numbers.get("model_class") and _HYBRID_CLASS_RE.search(str(numbers["model_class"]))),

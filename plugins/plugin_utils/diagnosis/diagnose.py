@@ -282,6 +282,7 @@ def diagnose(tail, since_marker=True, budget=None):
             "log_lines": len(log_lines),
             "journal_lines": len(_as_list(unit.get("journal"))),
         },
+        "progress": diag.get("progress", "start"),
         "ranking": diag.get("ranking", []),
         "notes": notes,
         "budget_used": False,

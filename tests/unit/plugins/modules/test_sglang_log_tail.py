@@ -5,11 +5,16 @@
 
 from __future__ import annotations
 
+import datetime
+import importlib.machinery
 import json
 import os
+import pathlib
+import types
+
+import pytest
 
 from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import (
-    MARKER_SYSTEMD_EXEC_START_PRE,
     format_marker,
     parse_marker,
     read_tail,
@@ -37,8 +42,20 @@ def test_marker_round_trip_and_unit_line():
     assert parse_marker(MARK_NEW) == {"time": "2026-11-20T10:26:30Z", "invocation": "d" * 32}
     assert parse_marker("=== llmops.sglang launch") is None
     assert parse_marker(None) is None
-    line = MARKER_SYSTEMD_EXEC_START_PRE.format(log_path="/var/log/sglang/sglang.log")
-    assert "invocation=$INVOCATION_ID" in line and "%%Y" in line
+
+
+def test_the_service_units_marker_is_the_format_read_here():
+    """The sglang_service role's ExecStartPre helper writes the marker this module looks for."""
+    helper = pathlib.Path(__file__).resolve().parents[4] / "roles" / "sglang_service" / "files" / "llmops-sglang"
+    if not helper.exists():
+        pytest.skip("the sglang_service role's helper is not in this checkout")
+    loader = importlib.machinery.SourceFileLoader("llmops_sglang_helper", str(helper))
+    module = types.ModuleType(loader.name)
+    loader.exec_module(module)
+    now = datetime.datetime(2026, 11, 29, 21, 20, 32, tzinfo=datetime.timezone.utc)
+    line = module.marker_line(now, "d" * 32)
+    assert line == MARK_NEW.replace("2026-11-20T10:26:30Z", "2026-11-29T21:20:32Z")
+    assert parse_marker(line) == {"time": "2026-11-29T21:20:32Z", "invocation": "d" * 32}
 
 
 def test_only_lines_after_the_last_marker(tmp_path):

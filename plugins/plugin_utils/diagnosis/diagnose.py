@@ -260,6 +260,8 @@ def diagnose(tail, since_marker=True, budget=None):
         notes.append("hybrid model: SGLang 0.5.9 reports a mamba-pool shortfall as 'increase --mem-fraction-static'")
     else:
         fix = fix_for(cause, numbers, extra)
+    if running and cause in CAUSES and CAUSES[cause].runtime:
+        notes.append("the unit is still running: this is pressure while serving, not a crash")
     if status == "unverified" and diag["confidence"] == "high":
         diag["confidence"] = "medium"
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Budget engine figures: sizings per second, agreement with SGLang's own code (oracle fixtures), and the
 error of predicted ``max_total_num_tokens`` against real SGLang startup logs.
@@ -44,12 +43,12 @@ def bench_speed() -> None:
     rv, args_n, spec, total, source, override, ranks, gpu_mem, sm, _notes, env = prep
     n = 20000
     start = time.perf_counter()
-    for _ in range(n):
+    for _round in range(n):
         engine._core(spec, total, source, override, ranks, gpu_mem, sm, args_n, rv.profile, env)
     core_rate = n / (time.perf_counter() - start)
     n2 = 300
     start = time.perf_counter()
-    for _ in range(n2):
+    for _round in range(n2):
         engine.evaluate(model, gpus, args, "0.5.23", with_fixes=False)
     eval_rate = n2 / (time.perf_counter() - start)
     start = time.perf_counter()
@@ -97,8 +96,8 @@ def _compare(version, case, own_weights):
     want_err, got_err = case.get("error"), res["error"]
     if want_err or got_err:
         same = bool(want_err and got_err) and want_err["type"].split(".")[-1] == got_err["type"].split(".")[-1]
-        return same, 0.0 if same else 100.0, f"error want={want_err and want_err['type']} " \
-                                               f"got={got_err and got_err['type']}"
+        detail = f"error want={want_err and want_err['type']} got={got_err and got_err['type']}"
+        return same, 0.0 if same else 100.0, detail
     t, want = res["budget"]["totals"], case["result"]
     worst, detail = 0.0, []
     for name, got, exp in (("tokens", t["max_total_num_tokens"], want.get("max_total_num_tokens")),

@@ -181,8 +181,8 @@ def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
     return val
 
 
-def _gpu_baselines(gpus: Any, tp: int, pp: int = 1, replicas: int = 1) -> Tuple[List[Dict[str, Any]], float,
-                                                                               List[str]]:
+def _gpu_baselines(gpus: Any, tp: int, pp: int = 1,
+                   replicas: int = 1) -> Tuple[List[Dict[str, Any]], float, List[str]]:
     """Per-rank (total, free, pre) in GiB for the GPUs the launch uses, and the MiB the heuristics read.
 
     SGLang takes the MIN of free memory over the ranks of a process group; the engine takes it over every GPU the
@@ -397,8 +397,9 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
         return "fails", root, warnings + [{
             "id": "cuda_graph_headroom_low",
             "message": f"the non-static slack {slack:.2f} GiB cannot hold what SGLang allocates after sizing "
-                       f"({hard:.2f} GiB: " + ", ".join(f"{k} {v:.2f}" for k, v in needs.items() if v > 0
-                                                         and k != "graphs_and_activations") + ")"}], needs
+                       f"({hard:.2f} GiB: " + ", ".join(
+                           f"{k} {v:.2f}" for k, v in needs.items() if v > 0 and k != "graphs_and_activations")
+                       + ")"}], needs
     if headroom < 0:
         # SGLang's reserve heuristic is generous (it prices 1.5 MiB per prefill token); below it is a warning,
         # below half of it capture is likely to OOM and the launch counts as degraded.
@@ -438,6 +439,11 @@ def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
     if spec.is_mambaish:
         tail += f", {s.mamba_slots} mamba slots"
     return f"{verdict}: {head}: {tail}"
+
+
+def version_loads_draft_first(version: str) -> bool:
+    """0.5.23 builds the draft worker before the target's pools are sized; 0.5.9 after."""
+    return version != "0.5.9"
 
 
 def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, version, env) -> Optional[float]:
@@ -485,6 +491,12 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
                                                              f"used {rv.profile}"})
     for n in notes + r.notes:
         warnings.append({"id": "assumption", "message": n})
+    if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and not spec.has_mtp_head:
+        warnings.append({"id": "draft_weights_unknown",
+                         "message": f"{r.spec_algorithm} needs a separate draft model (speculative_draft_model_path); "
+                                    f"its weights and KV are not counted, so the prediction is optimistic"
+                                    + ("" if version_loads_draft_first(rv.profile) else
+                                       " for the slack (0.5.9 loads the draft after sizing)")})
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.has_mtp_head
     draft_gib = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB if eagle else 0.0
     slack_needs = sum(needs.values()) if needs else 0.0
@@ -564,7 +576,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
                 new[k] = v
         try:
             core, verdict = _quick(*base, new, version, env)
-            _, v_margin = _quick(*base, new, version, env, margin=FIX_MARGIN_GIB)
+            v_margin = _quick(*base, new, version, env, margin=FIX_MARGIN_GIB)[1]
         except BudgetInputError:
             return None
         if verdict == "fails":
@@ -619,8 +631,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
             break
     # 2b. the other side: too little slack for what comes after sizing -> lower the fraction, or shrink what the
     #     slack must hold (prefill chunk, decode graph batch)
-    if base_core["root_cause"] == "cuda_oom_cuda_graph" or base_verdict == "degraded" and any(
-            w["id"] == "cuda_graph_headroom_low" for w in _verdict(spec, base_core)[2]):
+    low_slack = any(w["id"] == "cuda_graph_headroom_low" for w in _verdict(spec, base_core)[2])
+    if base_core["root_cause"] == "cuda_oom_cuda_graph" or (base_verdict == "degraded" and low_slack):
         for step in range(int(r0.mem_fraction_static * 1000) - 1, 100, -1):
             m = step / 1000
             got = robust({"mem_fraction_static": m})
@@ -632,8 +644,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
             add({"chunked_prefill_size": half}, f"halve --chunked-prefill-size to {half} (smaller prefill activations)")
         bs_dest = "cuda_graph_max_bs" if version == "0.5.9" else "cuda_graph_max_bs_decode"
         if r0.cuda_graph_max_bs > 8:
-            add({bs_dest: r0.cuda_graph_max_bs // 2}, f"capture decode CUDA graphs up to batch "
-                                                     f"{r0.cuda_graph_max_bs // 2} only")
+            half_bs = r0.cuda_graph_max_bs // 2
+            add({bs_dest: half_bs}, f"capture decode CUDA graphs up to batch {half_bs} only")
     # 3. bf16 SSM state
     if spec.is_mambaish and r0.mamba_ssm_dtype == "float32":
         add({"mamba_ssm_dtype": "bfloat16"}, "store the recurrent SSM state in bfloat16 (halves it; lower precision)")

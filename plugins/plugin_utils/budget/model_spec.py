@@ -148,7 +148,7 @@ class ModelSpec:
         cache = self.__dict__.setdefault("_id_cache", {})
         key = (kinds, len(self.layers))
         if key not in cache:
-            cache[key] = [i for i, (m, _) in enumerate(self.layers) if m in kinds]
+            cache[key] = [i for i, layer in enumerate(self.layers) if layer[0] in kinds]
         return cache[key]
 
     @property

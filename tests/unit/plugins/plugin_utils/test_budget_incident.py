@@ -203,8 +203,8 @@ def test_0523_explicit_no_buffer_needs_overlap_off():
     """The notes call no_buffer a valid strategy; 0.5.23's mamba_hook.validate_mamba_no_buffer rejects it while
     the overlap schedule is on (the default), so the launch stops before loading anything."""
     res = run(dict(NEXTN, mamba_radix_cache_strategy="no_buffer"), "0.5.23")
-    assert res["error"] == {"type": "AssertionError", "message": "no_buffer do not support overlap schedule. "
-                                                                  "Try to set disable_overlap_schedule=True."}
+    message = "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True."
+    assert res["error"] == {"type": "AssertionError", "message": message}
     ok = run(dict(NEXTN, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True), "0.5.23")
     assert ok["error"] is None and ok["budget"]["totals"]["max_running_requests"] <= ok["budget"]["totals"][
         "mamba_slots"] // 3

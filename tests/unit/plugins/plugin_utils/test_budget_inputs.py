@@ -137,8 +137,8 @@ def test_find_fixes_is_the_same_search_as_evaluate():
     args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
             "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
     gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
-    assert find_fixes({"config": QWEN36}, gpus, args, "0.5.9") == evaluate({"config": QWEN36}, gpus, args,
-                                                                          "0.5.9")["fixes"]
+    fixes = find_fixes({"config": QWEN36}, gpus, args, "0.5.9")
+    assert fixes == evaluate({"config": QWEN36}, gpus, args, "0.5.9")["fixes"]
 
 
 def test_result_is_json_safe():
@@ -166,8 +166,8 @@ def test_default_request_estimate_capped_by_mamba_is_only_a_warning():
                    "0.5.23")
     assert res["verdict"] == "fits"
     assert any(w["id"] == "max_running_requests_capped" for w in res["warnings"])
-    asked = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536,
-                                               "max_running_requests": 64}, "0.5.23")
+    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "max_running_requests": 64}
+    asked = evaluate({"config": QWEN36}, gpus, args, "0.5.23")
     assert asked["verdict"] == "degraded" and asked["root_cause"] == "mamba_pool_too_small"
 
 

@@ -314,8 +314,8 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     attn_backend = attention_backend(spec, args, version, sm, args.get("speculative_algorithm"),
                                      args.get("speculative_eagle_topk"))
     hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
-    if spec.family == "swa" and attn_backend == "trtllm_mha":
-        hybrid_swa = False  # GPT-OSS with trtllm_mha disables hybrid SWA memory
+    if v059 and spec.family == "swa" and attn_backend == "trtllm_mha":
+        hybrid_swa = False  # 0.5.9 GPT-OSS hook: trtllm_mha disables hybrid SWA memory (0.5.23 has no such rule)
     page = _opt(args, "page_size")
     page = int(page) if page is not None else 1
     if attn_backend == "flashmla":
@@ -324,7 +324,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         page = 128
     elif attn_backend == "trtllm_mla" and page not in (32, 64):
         page = 64
-    elif attn_backend == "trtllm_mha" and page not in (16, 32, 64):
+    elif attn_backend == "trtllm_mha" and page not in ((16, 32, 64) if v059 else (16, 32, 64, 128)):
         page = 64
     elif attn_backend == "fa4" and not spec.is_mla:
         page = 128
@@ -425,7 +425,10 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: i
             _opt(args, "mamba_radix_cache_strategy") == "no_buffer"
         return "triton" if no_buffer_radix else "trtllm_mha"  # model_overrides/qwen3_5.py
     if spec.family == "mamba2" and sm100:
-        return "flashinfer"
+        if version == "0.5.9":
+            return "flashinfer"
+        # model_overrides/nemotron_h.py: trtllm_mha on SM100 (triton with a topk > 1 speculative tree)
+        return "triton" if algo is not None and not topk_one else "trtllm_mha"
     if spec.is_mla:
         if sm100:
             return "trtllm_mla" if spec.architecture == "DeepseekV3ForCausalLM" else "flashinfer"

@@ -421,9 +421,15 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: i
     if spec.family == "gdn" and sm100:
         if version == "0.5.9":
             return "triton"  # _handle_mamba_radix_cache(sm100_default_attention_backend="triton")
-        no_buffer_radix = not args.get("disable_radix_cache") and algo is None and \
-            _opt(args, "mamba_radix_cache_strategy") == "no_buffer"
-        return "triton" if no_buffer_radix else "trtllm_mha"  # model_overrides/qwen3_5.py
+        # model_overrides/qwen3_5.py: trtllm_mha (page 64) unless the radix cache stays on with no_buffer and no
+        # speculation; the strategy pass has already run (auto -> extra_buffer while the overlap schedule is on)
+        strategy = _opt(args, "mamba_radix_cache_strategy") or "auto"
+        if strategy == "auto":
+            strategy = "extra_buffer" if not args.get("disable_overlap_schedule") else "no_buffer"
+        if not topk_one:
+            return "triton"
+        no_buffer_radix = not args.get("disable_radix_cache") and algo is None and strategy == "no_buffer"
+        return "triton" if no_buffer_radix else "trtllm_mha"
     if spec.family == "mamba2" and sm100:
         if version == "0.5.9":
             return "flashinfer"

@@ -71,7 +71,7 @@ def accuracy():
 
 def _time(fn, repeat=30, clock=time.perf_counter):
     samples = []
-    for _ in range(repeat):
+    for _run in range(repeat):
         tic = clock()
         fn()
         samples.append(clock() - tic)

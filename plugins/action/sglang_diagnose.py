@@ -31,7 +31,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        _, args = self.validate_argument_spec(
+        _validated, args = self.validate_argument_spec(
             argument_spec=ARGUMENT_SPEC, required_one_of=[["log_path", "unit"]]
         )
         if args["lines"] <= 0 or args["bytes"] <= 0:

@@ -58,10 +58,13 @@ options:
     default: true
 attributes:
   check_mode:
+    description: Reads only; runs the same in check mode.
     support: full
   diff_mode:
+    description: Changes nothing, so there is nothing to diff.
     support: none
   action:
+    description: Runs on the controller; only the log tail is read on the target.
     support: full
 notes:
   - The catalog's ids are C(none), C(kv_pool_too_small), C(mamba_pool_too_small), C(cuda_oom_weights),
@@ -106,7 +109,9 @@ underlying_cause:
   type: str
   sample: unrecognized_argument
 phase:
-  description: Where it failed (args, import, driver, model_download, model_load, weight_load, memory_pool, cuda_graph, warmup, serving, network, multi_gpu, host, unknown).
+  description:
+    - Where it failed (args, import, driver, model_download, model_load, weight_load, memory_pool, cuda_graph,
+      warmup, serving, network, multi_gpu, host, unknown).
   returned: always
   type: str
   sample: memory_pool

@@ -60,8 +60,10 @@ notes:
     be readable, which RV(unit.kernel_error) then says.
 attributes:
   check_mode:
+    description: Reads only; runs the same in check mode.
     support: full
   diff_mode:
+    description: Changes nothing, so there is nothing to diff.
     support: none
 seealso:
   - module: llmops.sglang.sglang_diagnose
@@ -97,7 +99,10 @@ log:
       description: The last launch marker (C(time), C(invocation), C(line), C(offset)), or null when none was found.
       type: dict
       returned: always
-    marker_search_complete: {description: False when the marker search stopped at O(marker_scan_bytes) before the start of the file., type: bool, returned: always}
+    marker_search_complete:
+      description: False when the marker search stopped at O(marker_scan_bytes) before the start of the file.
+      type: bool
+      returned: always
     launch_output_truncated: {description: The launch wrote more than O(bytes); only its end is returned., type: bool, returned: always}
     rotated: {description: The path was replaced while reading or has another inode than O(expect_inode)., type: bool, returned: always}
     truncated_while_reading: {description: The file shrank while it was read., type: bool, returned: always}
@@ -126,7 +131,13 @@ unit:
     n_restarts: {description: NRestarts., type: int, returned: always}
     start_limit_hit: {description: Whether the last start was refused by the start limit., type: bool, returned: always}
     journal: {description: Journal lines of this invocation only., type: list, elements: str, returned: always}
-    kernel_oom: {description: Kernel OOM-killer lines that name this invocation's PIDs or cgroup., type: list, elements: str, returned: always}
+    journal_error: {description: Why the journal could not be read (null when it was)., type: str, returned: always}
+    kernel_oom:
+      description: Kernel OOM-killer lines that name this invocation's PIDs or cgroup.
+      type: list
+      elements: str
+      returned: always
+    kernel_error: {description: Why the kernel log could not be read (null when it was)., type: str, returned: always}
 now:
   description: The target's clock (epoch seconds) when it was read.
   returned: always
@@ -160,7 +171,7 @@ def _journal(module, invocation_id, lines, max_line_length):
     if rc != 0:
         return [], [], (err or out).strip()[:500] or "journalctl exited %d" % rc
     entries = parse_journal_json(out, max_line_length)
-    pids = sorted({pid for _, pid, _, _ in entries if pid and pid != 1})
+    pids = sorted({pid for _stamp, pid, _ident, _message in entries if pid and pid != 1})
     return [format_journal_line(e) for e in entries], pids, None
 
 
@@ -168,7 +179,7 @@ def _last_invocation_from_journal(module, unit):
     journalctl = module.get_bin_path("journalctl")
     if not journalctl:
         return None
-    rc, out, _ = module.run_command([journalctl, "--no-pager", "-o", "json", "-n", "50", "-u", unit])
+    rc, out, _err = module.run_command([journalctl, "--no-pager", "-o", "json", "-n", "50", "-u", unit])
     if rc != 0:
         return None
     return last_invocation_id(out)

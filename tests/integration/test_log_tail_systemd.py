@@ -55,7 +55,7 @@ def container():
     podman("rm", "-f", NAME, check=False)
     podman("run", "-d", "--name", NAME, "--systemd=always", IMAGE, "/sbin/init")
     try:
-        for _ in range(60):
+        for _second in range(60):
             state = podman("exec", NAME, "systemctl", "is-system-running", check=False).stdout.strip()
             if state in ("running", "degraded"):
                 break
@@ -80,7 +80,7 @@ def install_unit(container, exec_start, marker=True, extra=""):
 
 def start_and_settle(container, expect_active=False):
     sh(container, "systemctl start %s || true" % UNIT)
-    for _ in range(30):
+    for _poll in range(30):
         state = sh(container, "systemctl is-active %s || true" % UNIT).stdout.strip()
         if (state == "active") == expect_active and state != "activating":
             return state

@@ -331,7 +331,8 @@ CATALOG = (
             # 0.5.23 layers/quantization/compressed_tensors/compressed_tensors.py:411,779,971
             Pattern(r"requires (?:CUDA )?compute capability|compute capability [\d.]+ or newer is required", 85,
                     "compute capability too low"),
-            Pattern(r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
+            Pattern(r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}"
+                    r"(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
                     80, "attention backend needs another SM"),
             Pattern(r"not supported in this architecture", 85, "triton: dtype not supported on this SM"),
             Pattern(r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70,

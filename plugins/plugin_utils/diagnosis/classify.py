@@ -130,9 +130,9 @@ class _Compiled:
             if cause.requires:
                 self.requires[c_index] = re.compile(cause.requires, re.IGNORECASE)
                 items.append((("r", c_index), cause.requires, re.IGNORECASE))
-        for n_index, (_, regex, _) in enumerate(NUMBER_PATTERNS):
+        for n_index, (_name, regex, _convert) in enumerate(NUMBER_PATTERNS):
             items.append((("n", n_index), regex.pattern, regex.flags))
-        for g_index, (_, regex) in enumerate(PROGRESS):
+        for g_index, (_stage, regex) in enumerate(PROGRESS):
             items.append((("g", g_index), regex.pattern, regex.flags))
         items.append((("u", 0), _HTTP_UP_RE.pattern, 0))
         self.index = LiteralIndex(items)
@@ -146,7 +146,7 @@ def _scan(lines):
     hits = {}  # cause index -> {label: (weight, first line index)}
     gates = set()
     numbers = {}
-    order = [name for name, _ in PROGRESS]
+    order = [name for name, _regex in PROGRESS]
     reached = -1
     ready = -1
     per_line = _COMPILED.index.keys_per_line([line.lower() for line in lines])
@@ -187,17 +187,17 @@ def _score(c_index, cause, hits, gates, reached):
     ranked = sorted(hits.get(c_index, {}).items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     if not ranked:
         return 0, []
-    score = sum(weight for _, (weight, _) in ranked[:2])
+    score = sum(weight for _label, (weight, _line) in ranked[:2])
     if cause.phase_bonus and reached == cause.extra.get("bonus_phase"):
         score += cause.phase_bonus
-    return min(score, 100), sorted({i for _, (_, i) in ranked})
+    return min(score, 100), sorted({line for _label, (_weight, line) in ranked})
 
 
 def _fill(templates, numbers, extra=None):
     values = dict(numbers)
     values.update(extra or {})
     for template in templates:
-        fields = [f for _, f, _, _ in string.Formatter().parse(template) if f]
+        fields = [name for _text, name, _spec, _conv in string.Formatter().parse(template) if name]
         if all(values.get(f) not in (None, "") for f in fields):
             return template.format(**values)
     return templates[-1]

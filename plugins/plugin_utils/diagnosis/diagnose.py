@@ -12,6 +12,8 @@ hybrid models).
 
 from __future__ import annotations
 
+import math
+
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
     classify,
@@ -55,7 +57,7 @@ def _num(value):
         number = float(value)
     except (TypeError, ValueError, OverflowError):
         return None
-    return number if number == number else None
+    return None if math.isnan(number) else number
 
 
 def _int(value):
@@ -199,8 +201,8 @@ def _summary(result):
     head = result["root_cause"]
     if result.get("underlying_cause"):
         head += " (%s)" % result["underlying_cause"]
-    text = "%s: %s%s; fix: %s" % (head, CAUSES[result["root_cause"]].title, " [%s]" % shown if shown else "",
-                                   result["fix"])
+    numbers_text = " [%s]" % shown if shown else ""
+    text = "%s: %s%s; fix: %s" % (head, CAUSES[result["root_cause"]].title, numbers_text, result["fix"])
     return " ".join(text.split())[:600]
 
 

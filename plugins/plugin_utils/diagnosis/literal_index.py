@@ -114,7 +114,7 @@ class LiteralIndex:
 
     def keys_per_line(self, low_lines):
         """For each lower-cased line, the keys of the regexes that might match it."""
-        keys = [set(self.always) for _ in low_lines]
+        keys = [set(self.always) for _line in low_lines]
         by_word = self.by_word
         for index, low in enumerate(low_lines):
             for word in WORD_RE.findall(low):

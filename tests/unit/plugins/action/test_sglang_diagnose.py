@@ -47,10 +47,10 @@ def tail_result(lines, marker=True, unit=None, mtime=2001.0):
 
 
 def test_module_called_with_the_right_arguments_and_full_result():
+    unit = {"name": "sglang.service", "active_state": "failed", "result": "exit-code", "invocation_id": INVOCATION,
+            "exit_code": 1, "start_time": 2000.0, "journal": []}
     action = make_action({"log_path": "/var/log/sglang/sglang.log", "unit": "sglang.service", "lines": 50},
-                         tail_result(INCIDENT_LINES, unit={"name": "sglang.service", "active_state": "failed",
-                                                            "result": "exit-code", "invocation_id": INVOCATION,
-                                                            "exit_code": 1, "start_time": 2000.0, "journal": []}))
+                         tail_result(INCIDENT_LINES, unit=unit))
     result = action.run(task_vars={})
     action._execute_module.assert_called_once_with(
         module_name="llmops.sglang.sglang_log_tail",

@@ -238,7 +238,8 @@ def test_oom_lines_only_for_our_pids_or_cgroup():
     kernel = [
         "Out of memory: Killed process 4242 (python3) total-vm:99999kB, anon-rss:88888kB",
         "Out of memory: Killed process 777 (other) total-vm:1kB",
-        "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/system.slice/sglang.service,task_memcg=/system.slice/sglang.service,task=python3,pid=4243,uid=0",
+        "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+        "oom_memcg=/system.slice/sglang.service,task_memcg=/system.slice/sglang.service,task=python3,pid=4243,uid=0",
         "usb 1-1: new device",
     ]
     assert oom_lines_for(kernel, [4242], "sglang.service") == [kernel[0], kernel[2]]

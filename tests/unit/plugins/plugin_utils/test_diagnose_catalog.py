@@ -112,7 +112,8 @@ def unit(**kw):
     return base
 
 
-def log(lines, mtime=2001.0, marker=MARKER):
+def log(lines, mtime=2001.0, marker="current"):
+    marker = dict(MARKER) if marker == "current" else marker
     return {"path": "/var/log/sglang/sglang.log", "exists": True, "mtime": mtime, "lines": lines, "marker": marker}
 
 
@@ -138,8 +139,9 @@ def test_silent_death_missing_executable_and_start_limit():
 
 
 def test_silent_death_by_host_oom_killer():
-    tail = {"log": log([]), "unit": unit(result="oom-kill", exec_main_code="killed", exit_code=None, signal="SIGKILL",
-                                          kernel_oom=["Out of memory: Killed process 4242 (python3)"])}
+    killed = unit(result="oom-kill", exec_main_code="killed", exit_code=None, signal="SIGKILL",
+                  kernel_oom=["Out of memory: Killed process 4242 (python3)"])
+    tail = {"log": log([]), "unit": killed}
     result = diagnose(tail)
     assert result["root_cause"] == "silent_death" and result["underlying_cause"] == "host_ram_oom_killed"
     assert "Out of memory: Killed process 4242 (python3)" in result["evidence"]

@@ -58,7 +58,7 @@ def test_corpus_spans_catalog():
 
 
 def test_incident_without_budget_flags_the_misleading_message():
-    tail, _ = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
+    tail, _is_tail_json = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
     result = diagnose(tail, since_marker=False)
     assert result["root_cause"] == "kv_pool_too_small"
     assert result["confidence"] == "medium"
@@ -69,7 +69,7 @@ def test_incident_without_budget_flags_the_misleading_message():
 
 
 def test_incident_with_budget_names_the_mamba_pool_and_the_budget_fix():
-    tail, _ = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
+    tail, _is_tail_json = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
     budget = json.loads((LOGS / "incident" / "attempt1-budget.json").read_text(encoding="utf-8"))
     result = diagnose(tail, since_marker=False, budget=budget)
     assert result["root_cause"] == "mamba_pool_too_small"
@@ -85,7 +85,7 @@ def test_incident_with_budget_names_the_mamba_pool_and_the_budget_fix():
 
 
 def test_incident_silent_death_never_quotes_the_older_run():
-    tail, _ = tail_for({"file": "incident/attempt4-silent-death.tail.json"})
+    tail, _is_tail_json = tail_for({"file": "incident/attempt4-silent-death.tail.json"})
     result = diagnose(tail, since_marker=True)
     assert result["root_cause"] == "silent_death"
     assert result["freshness"]["status"] == "stale"

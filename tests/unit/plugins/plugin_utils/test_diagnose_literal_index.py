@@ -21,10 +21,10 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_in
 
 LOGS = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "logs"
 ITEMS = [(("p", i), p.regex, p.flags) for i, p in enumerate(p for c in CATALOG for p in c.patterns)]
-ITEMS += [(("n", i), rx.pattern, rx.flags) for i, (_, rx, _) in enumerate(NUMBER_PATTERNS)]
+ITEMS += [(("n", i), rx.pattern, rx.flags) for i, (_name, rx, _convert) in enumerate(NUMBER_PATTERNS)]
 COMPILED = {key: re.compile(regex, flags) for key, regex, flags in ITEMS}
 INDEX = LiteralIndex(ITEMS)
-FRAGMENTS = sorted({lit for _, regex, flags in ITEMS for lit in (required_literals(regex, flags) or ())})
+FRAGMENTS = sorted({lit for _key, regex, flags in ITEMS for lit in (required_literals(regex, flags) or ())})
 
 
 def assert_exact(lines):

@@ -77,7 +77,10 @@ class RootCause:
     extra: dict = field(default_factory=dict)
 
 
-_OOM_FRAMES_WEIGHTS = r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
+_OOM_FRAMES_WEIGHTS = (
+    r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
+    r"|create_weights|_initialize_model"
+)
 _OOM_FRAMES_GRAPH = r"cuda_graph_runner|capture_one_batch|init_device_graphs|graph_capture|CudaGraphRunner|def capture\b|\.capture\("
 _OOM_FRAMES_RUNTIME = (
     r"forward_batch_generation|run_batch|event_loop_(?:normal|overlap)|forward_extend|forward_decode"
@@ -278,7 +281,7 @@ CATALOG = (
             "give the container more RAM (pct set <vmid> --memory) or lower host-side use (no --cpu-offload-gb, "
             "fewer loader workers)",
         ),
-        verify="dmesg / journalctl -k shows no 'Killed process' for the new PIDs and the unit stays active",
+        verify="dmesg -T | grep -i oom (or journalctl -k) shows no kill of the new PIDs and the unit stays active",
         patterns=(
             Pattern(r"Out of memory: Killed process \d+", 95, "kernel OOM killer"),
             Pattern(r"Memory cgroup out of memory", 90, "cgroup OOM"),
@@ -286,8 +289,10 @@ CATALOG = (
             # systemd: unit_log_failure / service_sigchld_event
             Pattern(r"A process of this unit has been killed by the OOM killer|Failed with result 'oom-kill'", 100,
                     "systemd OOM result"),
-            # 0.5.23 entrypoints/engine.py:2002-2010
+            # 0.5.23 entrypoints/engine.py:2002-2010; 0.5.9 entrypoints/engine.py:896-900 ("scheduler is dead", then
+            # "Exit code: -9")
             Pattern(r"scheduler died during initialization \(exit code: -9\)", 90, "scheduler SIGKILLed"),
+            Pattern(r"Exit code: -9\s*$", 85, "scheduler SIGKILLed"),
             Pattern(r"(?:exit ?code[:=]? ?-9|exitcode=-9|status=9/KILL|signal 9\b|Killed\s*$)", 45, "SIGKILL"),
             Pattern(r"std::bad_alloc|Cannot allocate memory|\bMemoryError\b", 60, "host allocation failed"),
         ),

@@ -57,8 +57,11 @@ NUMBER_PATTERNS = (
     ("failed_alloc_bytes", re.compile(r"Tried to allocate ([\d.]+) ?(B|KiB|MiB|GiB|TiB|KB|MB|GB)\b"),
      lambda m: _unit(m.group(1), m.group(2))),
     ("failed_alloc", re.compile(r"Tried to allocate ([\d.]+ ?(?:B|KiB|MiB|GiB|TiB|KB|MB|GB))\b"), lambda m: m.group(1)),
-    ("gpu_total", re.compile(r"total capacity of ([\d.]+ ?[GM]iB)"), lambda m: m.group(1)),
-    ("gpu_free", re.compile(r"of which ([\d.]+ ?[GMK]iB) is free"), lambda m: m.group(1)),
+    # torch >= 2.1 "GPU 0 has a total capacity of X of which Y is free"; older "(GPU 0; X total capacity; ...; Y free"
+    ("gpu_total", re.compile(r"total capacity of ([\d.]+ ?[GM]iB)|([\d.]+ ?[GM]iB) total capacity"),
+     lambda m: next(g for g in m.groups() if g)),
+    ("gpu_free", re.compile(r"of which ([\d.]+ ?[GMK]iB) is free|; ([\d.]+ ?[GMK]iB|\d+ bytes) free"),
+     lambda m: next(g for g in m.groups() if g)),
     ("gpu_index", re.compile(r"GPU (\d+) has a total capacity"), lambda m: int(m.group(1))),
     ("other_process_gib", re.compile(r"\bProcess \d+ has ([\d.]+) GiB memory in use"), lambda m: float(m.group(1))),
     ("max_mamba_cache_size", re.compile(r"max_mamba_cache_size[=:] ?(-?\d+)"), lambda m: int(m.group(1))),
@@ -72,7 +75,8 @@ NUMBER_PATTERNS = (
     ("port", re.compile(r"bind on address \(?'?[^,)]*'?, (\d+)\)|port (\d+) is in use|at (\d+) is not available|"
                         r"The port (\d+) is in use"),
      lambda m: int(next(g for g in m.groups() if g))),
-    ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/"), lambda m: int(next(g for g in m.groups() if g))),
+    ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/", re.IGNORECASE),
+     lambda m: int(next(g for g in m.groups() if g))),
     ("missing_module", re.compile(r"No module named '([^']+)'"), lambda m: m.group(1)),
     ("unrecognized", re.compile(r"unrecognized arguments: (.{1,200})"), lambda m: m.group(1).strip()),
     ("bad_argument", re.compile(r"argument (--[\w-]+)(?:/[-\w]+)*: (?:invalid|expected)"), lambda m: m.group(1)),

@@ -67,6 +67,17 @@ def test_catalog_is_closed_versioned_and_complete():
      "nccl_failure", {}),
     ("[2026-01-01 00:00:00] Initialization failed. warmup error: Traceback (most recent call last):", "warmup_failed", {}),
     ("kernel: Out of memory: Killed process 4242 (python3) total-vm:99999kB", "host_ram_oom_killed", {}),
+    # 0.5.9 entrypoints/engine.py:896-900 logs "Rank 0 scheduler is dead ..." then this line
+    ("[2026-01-01 00:00:01] Exit code: -9", "host_ram_oom_killed", {"exit_code": -9}),
+    # torch < 2.1 OOM wording, raised while building the model
+    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB (GPU 0; 2.00 GiB total "
+     "capacity; 1.67 GiB already allocated; 0 bytes free; 1.72 GiB reserved in total by PyTorch)", "cuda_oom_weights",
+     {"gpu_total": "2.00 GiB", "gpu_free": "0 bytes", "failed_alloc": "114.00 MiB"}),
+    ("llmops-sglang: cannot execute /opt/sglang/venv/bin/python: [Errno 2] No such file or directory",
+     "dependency_import_error", {}),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "unsupported_gpu_arch", {}),
+    ("ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuTensorMapEncodeTiled", "driver_cuda_mismatch", {}),
+    ("ImportError: /x/flashinfer/_kernels.so: undefined symbol: _ZN3c104cuda9SetDeviceEi", "dependency_import_error", {}),
 ])
 def test_messages_and_numbers(line, cause, numbers):
     result = classify(["[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=47.30 GB", line])

@@ -257,11 +257,16 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     if r.tp > 1:
         pre = _f32(pre)
     out["pre"] = pre
+    checks: List[str] = []
+    out["checks"] = checks
     try:
+        checks.append("context_length")
         if r.context_error:
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
+        checks.append("server_args")
         if r.arg_error:
             raise StartupError(r.arg_error[0], r.arg_error[1], "invalid_server_args")
+        checks.append("tp_memory_balance")
         if r.tp > 1:
             local = max(pre_list)
             if pre < local * 0.9:
@@ -275,11 +280,14 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
         load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
         if version != "0.5.9" and eagle and spec.has_mtp_head:
             load += (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
+        checks.append("weight_load")
         if load >= pre:
             raise StartupError("torch.OutOfMemoryError",
                                f"CUDA out of memory while loading weights: {load:.2f} GiB per GPU needed, "
                                f"{pre:.2f} GiB free after CUDA context and NCCL", "cuda_oom_weights")
+        checks.append("pool_sizing")
         out["sizing"] = size_pools(spec, wb, r, pre, cell, per_req)
+        checks.append("worker_asserts")
     except StartupError as exc:
         out["error"] = exc
         out["root_cause"] = exc.root_cause
@@ -414,9 +422,15 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
         if slack - hard < graphs / 2:
             verdict, root = "degraded", "cuda_oom_cuda_graph"
     if s.max_total_num_tokens < r.context_len:
-        warnings.append({"id": "kv_pool_smaller_than_context",
-                         "message": f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length "
-                                    f"{r.context_len}; one full-length request cannot fit"})
+        if r.version == "0.5.9":
+            text = (f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}: one "
+                    f"full-length request cannot fit (SGLang 0.5.9 starts without saying so)")
+        else:  # managers/tp_worker.py:558-567, SGLang's own warning
+            text = (f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}. One "
+                    f"full-length request cannot fit, so long requests will be refused or truncated at serving time. "
+                    f"Lower --context-length, raise --mem-fraction-static, or free memory taken before the pool is "
+                    f"sized.")
+        warnings.append({"id": "kv_pool_smaller_than_context", "message": text})
         verdict = "degraded"
         root = root if root != "none" else "kv_pool_too_small"
     # A cap below what was asked for (the flag, or the speculative default of 48) degrades service; SGLang's own
@@ -522,6 +536,9 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
         "error": {"type": err.etype, "message": err.message} if err else None,
         "warnings": warnings,
         "resolved_args": r.to_dict(),
+        # SGLang's startup checks in the order the version runs them; the last one is where it stopped
+        "checks": [{"id": c, "passed": not (err and i == len(core["checks"]) - 1)}
+                   for i, c in enumerate(core["checks"])],
         "budget": {
             "per_gpu": per_gpu,
             "totals": {

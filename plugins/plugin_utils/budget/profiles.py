@@ -193,6 +193,7 @@ class Resolved:
         out = dict(self.__dict__)
         out.pop("env", None)
         out["cuda_graph_bs"] = list(self.cuda_graph_bs)
+        out["arg_error"] = {"type": self.arg_error[0], "message": self.arg_error[1]} if self.arg_error else None
         return out
 
 

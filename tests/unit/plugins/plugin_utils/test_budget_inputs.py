@@ -208,3 +208,17 @@ def test_two_sided_fraction_too_high_leaves_no_room_for_graphs():
     lower = [f for f in res["fixes"] if list(f["changes"]) == ["mem_fraction_static"]]
     assert lower and lower[0]["changes"]["mem_fraction_static"] < 0.93 and lower[0]["verdict"] == "fits"
     assert lower[0]["max_total_num_tokens"] >= 32768
+
+
+def test_checks_trace_stops_where_sglang_stops():
+    gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
+    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
+            "mamba_radix_cache_strategy": "no_buffer"}
+    res = evaluate({"config": QWEN36}, gpus, args, "0.5.23", with_fixes=False)
+    assert [c["id"] for c in res["checks"]] == ["context_length", "server_args"]
+    assert res["checks"][-1]["passed"] is False and res["root_cause"] == "invalid_server_args"
+    assert json.loads(json.dumps(res)) == res
+    ok = evaluate({"config": QWEN36}, gpus, {"tp_size": 2}, "0.5.23", with_fixes=False)
+    assert [c["id"] for c in ok["checks"]] == ["context_length", "server_args", "tp_memory_balance", "weight_load",
+                                               "pool_sizing", "worker_asserts"]
+    assert all(c["passed"] for c in ok["checks"])

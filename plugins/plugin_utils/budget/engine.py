@@ -78,6 +78,29 @@ def load_model_dir(path: str) -> Dict[str, Any]:
     return out
 
 
+_CHECKPOINT_CACHE: Dict[Tuple[str, float], Tuple[Any, Any]] = {}
+
+
+def _checkpoint_files(path: str) -> Tuple[Optional[Dict[str, Any]], Optional[List[Dict[str, Any]]]]:
+    """The safetensors index, else the shards' headers, of a local checkpoint (cached per directory state)."""
+    key = (path, os.stat(path).st_mtime)
+    if key not in _CHECKPOINT_CACHE:
+        index, headers = None, None
+        idx = os.path.join(path, "model.safetensors.index.json")
+        if os.path.isfile(idx):
+            try:
+                with open(idx, encoding="utf-8") as handle:
+                    index = json.load(handle)
+            except (OSError, ValueError) as exc:
+                raise BudgetInputError("model.safetensors_index", f"{idx} is not valid JSON ({exc})",
+                                       "restore the file from the model repository") from None
+        else:
+            shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
+            headers = [read_safetensors_header(os.path.join(path, f)) for f in shards] or None
+        _CHECKPOINT_CACHE[key] = (index, headers)
+    return _CHECKPOINT_CACHE[key]
+
+
 def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[Dict[str, Any]]]:
     if isinstance(model, ModelSpec):
         return model, None, "shapes", None
@@ -90,6 +113,11 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
         model = {"config": model}
     if "config" not in model and model.get("path"):
         model = dict(load_model_dir(model["path"]), **{k: v for k, v in model.items() if v is not None})
+    path = model.get("path")
+    if path and not model.get("safetensors_index") and not model.get("safetensors_headers") \
+            and os.path.isdir(str(path)):
+        index, headers = _checkpoint_files(str(path))
+        model = dict(model, safetensors_index=index, safetensors_headers=headers)
     config = model.get("config")
     parts = (config, model.get("hf_quant_config"), model.get("safetensors_index"), model.get("safetensors_headers"))
     key = tuple(id(x) for x in parts)

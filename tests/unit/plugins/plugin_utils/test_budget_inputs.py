@@ -222,3 +222,14 @@ def test_checks_trace_stops_where_sglang_stops():
     assert [c["id"] for c in ok["checks"]] == ["context_length", "server_args", "tp_memory_balance", "weight_load",
                                                "pool_sizing", "worker_asserts"]
     assert all(c["passed"] for c in ok["checks"])
+
+
+def test_model_path_supplies_the_checkpoint_total(tmp_path):
+    header = {"w": {"dtype": "BF16", "shape": [1024], "data_offsets": [0, 2 * 16_060_522_496]}}
+    raw = json.dumps(header).encode()
+    (tmp_path / "model-00001-of-00001.safetensors").write_bytes(len(raw).to_bytes(8, "little") + raw)
+    res = evaluate({"config": LLAMA, "path": str(tmp_path)}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23",
+                   with_fixes=False)
+    assert res["budget"]["totals"]["weights_source"] == "safetensors_headers"
+    # twice the real size: the per-GPU weights double (buffers aside)
+    assert res["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(2 * 14.958 + 0.0625, abs=0.01)

@@ -178,7 +178,10 @@ class ModelSpec:
 
     @property
     def has_mtp_head(self) -> bool:
-        return bool(self.num_nextn_predict_layers) or self.mtp_num_hidden_layers > 0
+        """SGLang can build a path-less NEXTN/MTP draft from this checkpoint (configs/model_config.py rewrites
+        Qwen3-Next to Qwen3NextForCausalLMMTP with one layer even though its config declares none)."""
+        return bool(self.num_nextn_predict_layers) or self.mtp_num_hidden_layers > 0 \
+            or self.architecture == "Qwen3NextForCausalLM"
 
 
 def _need(cfg: Dict[str, Any], key: str, where: str) -> Any:

@@ -400,3 +400,21 @@ def test_qwen35_35b_target_plus_draft_matches_the_oracle_sweep():
     wb = compute_weights(spec_of("Qwen__Qwen3.5-35B-A3B"), 1, version="0.5.23")
     total = wb.target_param_bytes + wb.target_buffer_bytes + wb.draft_param_bytes
     assert total / GIB == pytest.approx(68.92, abs=0.006)
+
+
+def test_qwen3_next_nextn_draft_is_built_without_a_config_field():
+    """Qwen3-Next's config declares no MTP layers, but SGLang rewrites it to Qwen3NextForCausalLMMTP with one layer
+    (configs/model_config.py): its own embedding + lm_head, fc 2H->H, one gated-attention MoE layer."""
+    spec = spec_of("Qwen__Qwen3-Next-80B-A3B-Instruct")
+    assert spec.has_mtp_head and spec.num_nextn_predict_layers is None
+    tp, h = 4, 2048
+    layer = (512 * 3 * h * 512 // tp + 3 * h * 512 // tp + 512 * h + h      # experts, shared expert, router, gate
+             + h * (16 // tp) * 256 * 2 + 2 * h * 256 + (16 // tp) * 256 * h  # gated q, k/v (1 head/rank), o
+             + 2 * 256 + 2 * h) * 2                                             # q/k norms, layer norms
+    draft = layer + 2 * h * h * 2 + 3 * h * 2 + 2 * (151936 // tp) * h * 2   # fc, norms, embedding + lm_head
+    assert compute_weights(spec, tp).draft_param_bytes == draft
+    res = run("Qwen__Qwen3-Next-80B-A3B-Instruct", {"tp_size": 4, "mem_fraction_static": 0.85,
+                                                    "speculative_algorithm": "NEXTN"})
+    assert res["budget"]["per_gpu"][0]["draft_gib"] == pytest.approx(draft / GIB, abs=0.001)
+    # no num_nextn_predict_layers in the target config: the draft KV is not in the 0.5.23 cell
+    assert res["budget"]["totals"]["cell_size_bytes"] == 1 * 512 * 12 * 2

@@ -92,7 +92,7 @@ def diagnose(container, **args):
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
                ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_HOST_KEY_CHECKING="0",
                ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build" / "collections"))
-    args = dict({"unit": UNIT, "log_path": LOG, "fail": False}, **args)
+    args = {k: v for k, v in dict({"unit": UNIT, "log_path": LOG, "fail": False}, **args).items() if v is not None}
     proc = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible"), "all", "-i", "%s," % container,
          "-c", "containers.podman.podman", "-e", "ansible_python_interpreter=/usr/bin/python3",
@@ -117,6 +117,17 @@ def test_fresh_failure_reads_only_this_launch(container):
     assert result["numbers"]["unit_exit_code"] == 1
     assert not any("Decode out of memory" in line for line in result["evidence"])
     assert result["freshness"]["journal_lines"] >= 1
+
+
+def test_unit_without_a_log_file_reads_the_journal(container):
+    install_unit(container, "/bin/sh -c 'echo \"RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) "
+                            "state cache. Computed max_mamba_cache_size=0 (total_rest_memory=1.52 GB, "
+                            "mamba_cache_per_req=147.00 MB).\"; exit 1'", marker=False)
+    start_and_settle(container)
+    result = diagnose(container, log_path=None)
+    assert result["root_cause"] == "mamba_pool_too_small", result["summary"]
+    assert result["numbers"]["max_mamba_cache_size"] == 0
+    assert result["numbers"]["unit_exit_code"] == 1
 
 
 def test_silent_death_argparse_error_only_in_the_journal(container):

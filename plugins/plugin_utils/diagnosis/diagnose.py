@@ -13,6 +13,7 @@ hybrid models).
 from __future__ import annotations
 
 import math
+import re
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
@@ -22,6 +23,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify i
     split_lines,
 )
 
+_SYSTEMD_LINE_RE = re.compile(r"^\S+ systemd\[1\]: ")
 MEMORY_CAUSES = ("kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph")
 RUNNING_STATES = ("active", "activating", "reloading")
 # A log written up to this many seconds before the recorded start still counts as written by it
@@ -178,6 +180,11 @@ def _unit_lines(unit):
     return lines
 
 
+def _service_output(unit):
+    """Journal lines the service itself printed (not systemd's own lines about the unit)."""
+    return [line for line in unit.get("journal") or [] if not _SYSTEMD_LINE_RE.match(line)]
+
+
 def _silent_underlying(unit, journal_diag):
     if journal_diag["root_cause"] not in ("other", "none"):
         return journal_diag["root_cause"], None
@@ -218,6 +225,9 @@ def diagnose(tail, since_marker=True, budget=None):
     underlying = None
     detail = None
 
+    if log is None and _service_output(unit):
+        # No log file: the service writes to the journal, so this invocation's journal is the launch's output.
+        log_lines = _service_output(unit)
     if log_lines:
         diag = classify(log_lines + unit_lines)
         if diag["root_cause"] == "none" and unit and not running and unit.get("result") not in (None, "success"):

@@ -202,3 +202,19 @@ def test_budget_is_ignored_for_non_memory_causes_and_bad_shapes():
     for budget in ({"verdict": "fail", "root_cause": "mamba_pool_too_small", "fixes": [{"summary": "x"}]},
                    {"budget": "garbage", "fixes": "nope"}, ["not", "a", "dict"]):
         assert diagnose(tail, budget=budget)["root_cause"] == "port_in_use"
+
+
+def test_unit_only_reads_the_service_output_from_the_journal():
+    journal = [
+        "2026-11-29T21:20:32Z systemd[1]: Started sglang.service - SGLang server.",
+        "2026-11-29T21:22:10Z sglang[4242]: [2026-11-29 21:22:10 TP0] Load weight begin. avail mem=47.30 GB",
+        "2026-11-29T21:22:50Z sglang[4242]: RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) "
+        "state cache. Computed max_mamba_cache_size=0 (total_rest_memory=1.52 GB, mamba_cache_per_req=147.00 MB).",
+        "2026-11-29T21:22:51Z systemd[1]: sglang.service: Main process exited, code=exited, status=1/FAILURE",
+    ]
+    result = diagnose({"log": None, "unit": unit(exit_code=1, journal=journal)})
+    assert result["root_cause"] == "mamba_pool_too_small"
+    assert result["numbers"]["mamba_cache_per_req_mb"] == 147.0
+    assert result["freshness"]["status"] == "absent" and result["freshness"]["log_lines"] == 2
+    only_systemd = diagnose({"log": None, "unit": unit(exit_code=203, journal=[journal[0], journal[3]])})
+    assert only_systemd["root_cause"] == "silent_death" and "203/EXEC" in only_systemd["fix"]

@@ -477,6 +477,10 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
     draft_layers = 0
     if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.num_nextn_predict_layers:
         draft_layers = int(spec.num_nextn_predict_layers)
+    elif r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and r.draft_path_given and spec.has_mtp_head:
+        # spec_aux_hidden_state.py: with --speculative-draft-model-path the draft-mode config (rewritten to its
+        # MTP form, num_nextn_predict_layers = 1) tells the target how many draft KV layers to budget
+        draft_layers = max(1, spec.mtp_num_hidden_layers)
     if r.version != "0.5.9" and draft_layers and (n_full + n_swa) > 0:
         # pool_configurator.py:259-314: the draft KV is budgeted when eagle_draft_num_layers is known
         cell = int(cell) + int(int(cell) * draft_layers / (n_full if spec.is_mambaish else n_full + n_swa))

@@ -231,3 +231,11 @@ def test_language_model_only_drops_the_vision_tower_on_0523_not_on_059():
     old = run({"tp_size": 2, "context_length": 65536}, "0.5.9")
     assert old["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(full["budget"]["per_gpu"][0]["weights_gib"],
                                                                        abs=0.02)
+
+
+def test_0523_draft_path_budgets_the_draft_kv_in_the_cell():
+    """sglang-memory.md section 5.4: --speculative-draft-model-path <same checkpoint> makes 0.5.23 budget the
+    one-layer draft KV (cell x 17/16) instead of taking it from the slack."""
+    res = run(dict(NEXTN, speculative_draft_model_path="/models/Qwen3.6-27B"), "0.5.23")
+    assert res["budget"]["totals"]["cell_size_bytes"] == 32_768 + 32_768 // 16
+    assert "draft_kv_pool" not in res["budget"]["totals"]["runtime_needs_gib"]

@@ -644,6 +644,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
     R = r0.max_running_requests
     spec_on = r0.spec_algorithm is not None
     base_core, base_verdict = _quick(*base, args, version, env)
+    if base_verdict == "fits":
+        return []
     # 1. max_running_requests: largest that fits (with margin); only when the launch fails, since lowering it
     #    never adds capacity to a launch that starts
     upper = R if R is not None else 4096

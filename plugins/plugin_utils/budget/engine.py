@@ -546,7 +546,8 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
     slack_needs = sum(needs.values()) if needs else 0.0
     per_gpu = []
     for rank in ranks:
-        slack = core["pre"] * (1 - r.mem_fraction_static)
+        # the pools are sized from the smallest baseline; a rank that started with more keeps the difference
+        slack = core["pre"] * (1 - r.mem_fraction_static) + max(0.0, rank["pre_model_load_gib"] - core["pre"])
         per_gpu.append({
             "index": rank["index"], "name": rank["name"], "total_gib": round(rank["total_gib"], 3),
             "free_gib": round(rank["free_gib"], 3), "pre_model_load_gib": round(rank["pre_model_load_gib"], 3),

@@ -139,9 +139,10 @@ import fnmatch
 import json
 import os
 
+from urllib.error import HTTPError, URLError
+from urllib.parse import quote
+
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-from ansible.module_utils.six.moves.urllib.parse import quote
 from ansible.module_utils.urls import open_url
 
 INDEX_NAME = "model.safetensors.index.json"

@@ -21,7 +21,7 @@ export PY_COLORS := 0
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full units lint sanity build docs molecule \
+.PHONY: help bootstrap apt venv link image test test-full units integration lint sanity build docs molecule \
         demo catalogs bench oracle changelog clean
 
 help:
@@ -59,6 +59,9 @@ image:
 units: venv link
 	$(PY) -m pytest -q tests/unit
 
+integration: venv link
+	$(PY) -m pytest -q -p no:cacheprovider tests/integration
+
 lint: venv link
 	ansible-lint --offline --profile production
 
@@ -90,7 +93,7 @@ molecule: venv link
 	@set -e; for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s"; \
 	  (cd extensions && molecule test -s $$s); done
 
-test: units lint sanity build docs molecule
+test: units lint sanity build docs integration molecule
 	@echo "make test: all checks passed"
 
 test-full: test

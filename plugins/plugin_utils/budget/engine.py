@@ -276,6 +276,9 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     _check_parallel(spec, r)
     wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),
                   version)
+    offload = float(args.get("cpu_offload_gb") or 0)
+    if offload > 0:  # utils/offloader.py: parameters up to cpu_offload_gb * 1024**3 bytes stay in host memory
+        wb = replace(wb, target_param_bytes=max(0, wb.target_param_bytes - int(offload * GIB)))
     out: Dict[str, Any] = {"resolved": r, "weights": wb, "error": None, "sizing": None, "root_cause": "none"}
     cell = cell_size(spec, r)
     per_req = mamba_per_req(spec, r)

@@ -233,3 +233,13 @@ def test_model_path_supplies_the_checkpoint_total(tmp_path):
     assert res["budget"]["totals"]["weights_source"] == "safetensors_headers"
     # twice the real size: the per-GPU weights double (buffers aside)
     assert res["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(2 * 14.958 + 0.0625, abs=0.01)
+
+
+def test_cpu_offload_moves_weights_off_the_gpu():
+    base = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23", with_fixes=False)
+    off = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8, "cpu_offload_gb": 4}, "0.5.23",
+                   with_fixes=False)
+    assert base["budget"]["per_gpu"][0]["weights_gib"] - off["budget"]["per_gpu"][0]["weights_gib"] == \
+        pytest.approx(4.0, abs=0.002)
+    assert off["budget"]["totals"]["max_total_num_tokens"] - base["budget"]["totals"]["max_total_num_tokens"] == \
+        pytest.approx(4 * (1 << 30) // 131072, abs=2)

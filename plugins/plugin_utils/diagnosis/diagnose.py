@@ -16,6 +16,7 @@ import math
 import re
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.preflight import describe_fix
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
     classify,
     fix_for,
@@ -102,8 +103,22 @@ def _budget_cause(budget):
 
 
 def _budget_fails(budget):
-    verdict = str(budget.get("verdict") or "").lower()
-    return verdict not in ("", "pass", "ok", "fits", "fit", "start", "starts", "success")
+    """Whether the budget predicted a failed start (the engine's verdicts are fits, degraded and fails)."""
+    return str(budget.get("verdict") or "").lower() in ("fails", "fail", "failed", "error")
+
+
+def _budget_fix_text(budget, fix):
+    """The budget's top fix as flags with its outcome, like the preflight's message."""
+    try:
+        text = describe_fix(fix)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        text = str(fix.get("summary") or "")
+    totals = _as_dict(_as_dict(budget.get("budget")).get("totals"))
+    minimum, current = _num(totals.get("min_viable_mem_fraction_static")), _num(totals.get("mem_fraction_static"))
+    changes = fix.get("changes") if isinstance(fix.get("changes"), dict) else {}
+    if minimum and current and minimum > current and "mem_fraction_static" not in changes:
+        text += "; raising --mem-fraction-static alone would need >= %s and starve the runtime" % minimum
+    return text
 
 
 def apply_budget(result, budget):
@@ -132,8 +147,8 @@ def apply_budget(result, budget):
         result["phase"] = CAUSES[cause].phase
     fixes = budget.get("fixes")
     fixes = [f for f in fixes if isinstance(f, dict)] if isinstance(fixes, list) else []
-    if fixes and fixes[0].get("summary"):
-        result["fix"] = str(fixes[0]["summary"])
+    if fixes and (fixes[0].get("summary") or fixes[0].get("changes")):
+        result["fix"] = _budget_fix_text(budget, fixes[0])
         result["fix_changes"] = _as_dict(fixes[0].get("changes"))
     elif budget.get("message"):
         result["fix"] = str(budget["message"])

@@ -192,9 +192,10 @@ def test_empty_log_without_unit_is_silent_death_low_confidence():
 
 def test_budget_that_fits_does_not_override():
     tail = {"log": log(["RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."])}
-    result = diagnose(tail, budget={"verdict": "pass", "root_cause": None, "fixes": []})
-    assert result["root_cause"] == "kv_pool_too_small" and result["budget_used"] is False
-    assert any("fits" in n for n in result["notes"])
+    for verdict in ("fits", "degraded"):
+        result = diagnose(tail, budget={"verdict": verdict, "root_cause": "none", "fixes": []})
+        assert result["root_cause"] == "kv_pool_too_small" and result["budget_used"] is False
+        assert any("fits" in n for n in result["notes"])
 
 
 def test_budget_is_ignored_for_non_memory_causes_and_bad_shapes():

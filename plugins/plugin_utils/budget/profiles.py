@@ -185,6 +185,7 @@ class Resolved:
     enable_torch_compile: bool
     attention_backend: str = "flashinfer"
     deterministic: bool = False
+    mm_feature_transport: Optional[str] = None
     arg_error: Optional[Tuple[str, str]] = None   # SGLang rejects the resolved arguments (type, message)
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
@@ -405,6 +406,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
         attention_backend=attn_backend, arg_error=arg_error,
         deterministic=bool(args.get("enable_deterministic_inference")),
+        mm_feature_transport=args.get("mm_feature_transport"),
         swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
         enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
 
@@ -582,7 +584,11 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     slack = pre * (1 - mfs)
     mm = 0.0
     if not v059 and spec.is_multimodal:
-        mm = float(r.env.get("SGLANG_VLM_CACHE_SIZE_MB", 100)) / 1024
+        # kv_cache_configurator.py mm_runtime_reservation_gb: embedding cache (+ feature-transport pools)
+        mm_mb = float(r.env.get("SGLANG_VLM_CACHE_SIZE_MB", 100))
+        if r.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
+            mm_mb += float(r.env.get("SGLANG_MM_FEATURE_CACHE_MB", 1024))
+        mm = mm_mb / 1024
     rest = avail - slack - mm
     warnings: List[Dict[str, str]] = []
     K = 0

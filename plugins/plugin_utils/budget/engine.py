@@ -601,6 +601,7 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
 _VERDICT_RANK = {"fits": 0, "degraded": 1, "fails": 2}
 _SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_cache_size": 0, "tp_size": 0,
                 "chunked_prefill_size": 0, "cuda_graph_max_bs": 0, "cuda_graph_max_bs_decode": 0,
+                "mamba_full_memory_ratio": 0,
                 "context_length": 1, "mamba_ssm_dtype": 1, "kv_cache_dtype": 1, "quantization": 1,
                 "speculative_num_steps": 2, "speculative_algorithm": 2}
 
@@ -650,11 +651,13 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
     base_core, base_verdict = _quick(*base, args, version, env)
     if base_verdict == "fits":
         return []
-    # 1. max_running_requests: largest that fits (with margin); only when the launch fails, since lowering it
-    #    never adds capacity to a launch that starts
+    # 1. max_running_requests: largest that fits (with margin). For a launch that starts, only when the request
+    #    cap is what degrades it: asking for what SGLang will grant anyway costs nothing and makes it explicit
     upper = R if R is not None else 4096
     best = None
-    if base_verdict != "fails":
+    capped = any(w["id"] == "max_running_requests_capped" for w in (base_core["sizing"].warnings
+                                                                    if base_core["sizing"] else []))
+    if base_verdict != "fails" and not capped:
         upper = 0
     top = upper - (1 if R is not None else 0)
     # Not monotonic: fewer requests leave a larger KV pool, whose unbudgeted draft copy eats the slack. Scan down
@@ -733,6 +736,20 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
                 "speculate 1 step (2 draft tokens)")
         add({"speculative_algorithm": None, "speculative_num_steps": None, "speculative_eagle_topk": None,
              "speculative_num_draft_tokens": None}, "turn speculative decoding off")
+    # 6b. give the mamba state a larger share of the pool (auto-fit path only): more slots, fewer KV tokens
+    if spec.is_mambaish and r0.max_mamba_cache_size is None and not (
+            version == "0.5.9" and r0.disable_radix_cache):
+        best_ratio = None
+        for ratio in (1.5, 2.0, 3.0, 4.0, 6.0):
+            if ratio <= r0.mamba_full_memory_ratio:
+                continue
+            got = robust({"mamba_full_memory_ratio": ratio})
+            if got is None or got[0]["sizing"].max_total_num_tokens < ctx:
+                break
+            best_ratio = (ratio, got[0]["sizing"].max_running_requests)
+        if best_ratio is not None:
+            add({"mamba_full_memory_ratio": best_ratio[0]},
+                f"give the mamba state pool a {best_ratio[0]}:1 share of the KV pool ({best_ratio[1]} requests)")
     # 7. explicit mamba slots
     if spec.is_mambaish and version != "0.5.9" and not r0.disable_radix_cache:
         for k in (64, 48, 32, 24, 16, 8):

@@ -44,31 +44,12 @@ options:
     required: true
   host_gpus:
     description:
-      - The node's GPUs, as M(llmops.sglang.proxmox_lxc_node_gpus) returns them.
+      - The node's GPUs, as M(llmops.sglang.proxmox_lxc_node_gpus) returns them. Each needs C(index) (the
+        nvidia-smi index) and C(uuid); C(minor) (the N of C(/dev/nvidiaN)) defaults to the index, and C(name)
+        is used in messages. Other keys are ignored.
     type: list
     elements: dict
     required: true
-    suboptions:
-      index:
-        description: C(nvidia-smi) index.
-        type: int
-        required: true
-      uuid:
-        description: GPU UUID (C(GPU-...)).
-        type: str
-        required: true
-      minor:
-        description: Device minor number, the N of C(/dev/nvidiaN). Defaults to O(host_gpus[].index).
-        type: int
-      name:
-        description: Product name, for messages.
-        type: str
-      pci_bus_id:
-        description: PCI bus id, for messages.
-        type: str
-      memory_total_mib:
-        description: Framebuffer size in MiB, for messages.
-        type: int
   gpus:
     description:
       - Which GPUs to pass through. V(all), or GPU indices and/or UUIDs (a UUID may be given with or
@@ -245,6 +226,21 @@ def _describe(gpu):
 def _uuid_key(text):
     text = str(text).strip().lower()
     return text[4:] if text.startswith("gpu-") else text
+
+
+def normalise_gpus(host_gpus):
+    """host_gpus as dicts with an int index, a uuid, an int minor (default: the index) and a name."""
+    out = []
+    for n, gpu in enumerate(host_gpus):
+        try:
+            index = int(gpu["index"])
+            uuid = str(gpu["uuid"]).strip()
+            minor = index if gpu.get("minor") is None else int(gpu["minor"])
+        except (KeyError, TypeError, ValueError):
+            raise SelectionError("host GPU #{0} ({1!r}) needs an integer 'index', a 'uuid' and, if given, an integer "
+                                 "'minor'".format(n, gpu)) from None
+        out.append(dict(index=index, uuid=uuid, minor=minor, name=gpu.get("name") or ""))
+    return out
 
 
 def select_gpus(host_gpus, selectors):
@@ -473,13 +469,10 @@ class ProxmoxLxcDevices(ProxmoxAnsible):
 
 
 def module_args():
-    gpu = dict(index=dict(type="int", required=True), uuid=dict(type="str", required=True),
-               minor=dict(type="int"), name=dict(type="str"), pci_bus_id=dict(type="str"),
-               memory_total_mib=dict(type="int"))
     return dict(
         node=dict(type="str", required=True),
         vmid=dict(type="int", required=True),
-        host_gpus=dict(type="list", elements="dict", required=True, options=gpu),
+        host_gpus=dict(type="list", elements="dict", required=True),
         gpus=dict(type="list", elements="str", default=["all"]),
         control_devices=dict(type="list", elements="path",
                              default=["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]),
@@ -516,7 +509,7 @@ def main():
         module.fail_json(msg="mode '{0}' is not an access mode of four octal digits such as 0666 or 0660".format(
             p["mode"]))
     try:
-        selected = select_gpus(p["host_gpus"], p["gpus"])
+        selected = select_gpus(normalise_gpus(p["host_gpus"]), p["gpus"])
         paths = device_paths(selected, p["control_devices"], p["extra_devices"])
     except ValueError as e:
         module.fail_json(msg="GPU selection for CT {0}: {1}".format(p["vmid"], to_native(e)))

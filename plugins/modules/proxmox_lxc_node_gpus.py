@@ -14,7 +14,8 @@ description:
   - Runs on the Proxmox VE node (over SSH). In one pass it reads
     - the NVIDIA kernel module version (C(/sys/module/nvidia/version), else C(/proc/driver/nvidia/version));
     - the GPUs as C(nvidia-smi) lists them, with the device minor of each (the N of C(/dev/nvidiaN), from
-      C(/proc/driver/nvidia/gpus/*/information), which the driver may number differently from the index);
+      C(/proc/driver/nvidia/gpus/*/information) matched by UUID; the driver may number devices differently
+      from the nvidia-smi index);
     - the NVIDIA device nodes under C(/dev) and C(/dev/nvidia-caps) with their major and minor numbers.
   - With O(create_uvm=true) it runs C(nvidia-modprobe -u -c0) when C(/dev/nvidia-uvm) is missing, since that
     node appears only when first used and PVE refuses to start a container whose passed device is missing.
@@ -61,7 +62,8 @@ gpus:
   type: list
   elements: dict
   sample: [{index: 0, uuid: GPU-8a1c2f4e-0000-0000-0000-000000000000, minor: 0, name: NVIDIA H100 80GB HBM3,
-            pci_bus_id: '00000000:18:00.0', memory_total_mib: 81559}]
+            memory_total_mib: 81559, memory_used_mib: 0, memory_free_mib: 81005, driver_version: 550.54.14,
+            compute_capability: '9.0'}]
 device_nodes:
   description: NVIDIA character device nodes, with their numbers.
   returned: always
@@ -82,8 +84,14 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.llmops.sglang.plugins.module_utils.nvidia_smi import (
+    GPU_QUERY_FIELDS,
+    GPU_QUERY_FIELDS_LEGACY,
+    NvidiaSmiParseError,
+    parse_gpus,
+)
+
 VERSION_FILES = ("/sys/module/nvidia/version", "/proc/driver/nvidia/version")
-SMI_FIELDS = "index,uuid,name,pci.bus_id,memory.total"
 VERSION = re.compile(r"\b(\d{3,}\.\d+(?:\.\d+)?)\b")
 
 
@@ -101,55 +109,29 @@ def _uuid_key(text):
     return text[4:] if text.startswith("gpu-") else text
 
 
-def _bus_key(bus_id):
-    """A PCI bus id in one spelling: nvidia-smi writes 00000000:18:00.0, /proc writes 0000:18:00.0."""
-    domain, _, function = str(bus_id).strip().lower().rpartition(".")
-    parts = domain.split(":")
-    return "{0:04x}:{1}:{2}.{3}".format(int(parts[0] or "0", 16), parts[1], parts[2], function) \
-        if len(parts) == 3 else str(bus_id).strip().lower()
-
-
-def parse_information(files):
-    """Device minors from the /proc/driver/nvidia/gpus/<bus>/information texts: ({uuid: minor}, {bus: minor})."""
-    by_uuid, by_bus = {}, {}
-    for path, text in files.items():
+def parse_information(texts):
+    """Device minors by GPU UUID from the texts of /proc/driver/nvidia/gpus/<bus>/information."""
+    minors = {}
+    for text in texts:
         record = {}
         for line in text.splitlines():
             field, sep, value = line.partition(":")
             if sep:
                 record[field.strip()] = value.strip()
-        if not re.match(r"^\d+$", record.get("Device Minor", "")):
-            continue
-        minor = int(record["Device Minor"])
-        if record.get("GPU UUID"):
-            by_uuid[_uuid_key(record["GPU UUID"])] = minor
-        bus = record.get("Bus Location") or os.path.basename(os.path.dirname(path))
-        by_bus[_bus_key(bus)] = minor
-    return by_uuid, by_bus
+        if record.get("GPU UUID") and re.match(r"^\d+$", record.get("Device Minor", "")):
+            minors[_uuid_key(record["GPU UUID"])] = int(record["Device Minor"])
+    return minors
 
 
-def parse_nvidia_smi(csv_text, by_uuid=None, by_bus=None):
-    """GPUs from nvidia-smi --query-gpu=index,uuid,name,pci.bus_id,memory.total --format=csv,noheader,nounits.
-
-    The minor of each GPU comes from by_uuid, else by_bus (see parse_information), else it is the index.
-    """
-    by_uuid, by_bus = by_uuid or {}, by_bus or {}
-    gpus = []
-    for n, line in enumerate((csv_text or "").splitlines(), 1):
-        if not line.strip():
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        if len(fields) < 5 or not re.match(r"^\d+$", fields[0]):
-            raise ValueError("nvidia-smi output line {0} is not 'index, uuid, name, pci.bus_id, memory.total': "
-                             "{1!r}".format(n, line))
-        gpu = dict(index=int(fields[0]), uuid=fields[1], name=fields[2], pci_bus_id=fields[3],
-                   memory_total_mib=int(fields[4]) if re.match(r"^\d+$", fields[4]) else None)
-        minor = by_uuid.get(_uuid_key(gpu["uuid"]))
-        if minor is None:
-            minor = by_bus.get(_bus_key(gpu["pci_bus_id"]))
+def with_minors(gpus, minors):
+    """The GPUs (parsed nvidia-smi rows) with the device minor of each; the index where none is known."""
+    out = []
+    for gpu in sorted(gpus, key=lambda g: g["index"]):
+        gpu = dict(gpu)
+        minor = minors.get(_uuid_key(gpu["uuid"]))
         gpu["minor"] = gpu["index"] if minor is None else minor
-        gpus.append(gpu)
-    return sorted(gpus, key=lambda g: g["index"])
+        out.append(gpu)
+    return out
 
 
 def device_nodes():
@@ -193,14 +175,20 @@ def main():
     if not smi or not os.access(smi, os.X_OK):
         module.fail_json(msg="nvidia-smi ({0}) is not on this node; it comes with the NVIDIA driver {1} that is "
                              "loaded. Install the driver's utilities on the node.".format(p["nvidia_smi"], version))
-    rc, out, err = module.run_command([smi, "--query-gpu=" + SMI_FIELDS, "--format=csv,noheader,nounits"])
+    fields = GPU_QUERY_FIELDS
+    rc, out, err = module.run_command([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"])
+    if rc != 0 and "compute_cap" in (err + out):
+        # Drivers older than 510 do not know compute_cap.
+        fields = GPU_QUERY_FIELDS_LEGACY
+        rc, out, err = module.run_command([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"])
     if rc != 0:
         module.fail_json(msg="nvidia-smi failed on this node (rc {0}): {1}".format(rc, (err or out).strip()))
-    info_files = dict((path, read_text(path)) for path in glob.glob("/proc/driver/nvidia/gpus/*/information"))
     try:
-        gpus = parse_nvidia_smi(out, *parse_information(info_files))
-    except ValueError as e:
-        module.fail_json(msg=str(e))
+        gpus = parse_gpus(out, fields)
+    except NvidiaSmiParseError as e:
+        module.fail_json(msg="nvidia-smi on this node: {0}".format(e))
+    infos = [read_text(path) for path in glob.glob("/proc/driver/nvidia/gpus/*/information")]
+    gpus = with_minors(gpus, parse_information(infos))
     nodes = device_nodes()
     created = []
     if p["create_uvm"] and "/dev/nvidia-uvm" not in [n["path"] for n in nodes]:

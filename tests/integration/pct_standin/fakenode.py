@@ -20,7 +20,8 @@ killing that PID; the namespace and its mounts go with it. Node data (JSON):
   {"driver_version": "550.54.14", "uvm_major": 508, "caps_major": 511, "caps": [1, 2],
    "uvm_present": false,
    "gpus": [{"index": 0, "minor": 0, "uuid": "GPU-...", "name": "NVIDIA H100 80GB HBM3",
-             "pci_bus_id": "00000000:18:00.0", "memory_total_mib": 81559}]}
+             "pci_bus_id": "00000000:18:00.0", "memory_total_mib": 81559, "memory_used_mib": 0,
+             "compute_cap": "9.0"}]}
 
 Usage: python3 fakenode.py start --state DIR --port 18022 --authorized-key KEY.pub --node-data NODE.json
                                  --pct-config PCT.json     (run in the background; needs root)
@@ -56,7 +57,8 @@ if not query or not fmt or 'csv' not in fmt[0]:
     sys.exit(2)
 fields = query[0].split(',')
 names = {'index': 'index', 'uuid': 'uuid', 'name': 'name', 'pci.bus_id': 'pci_bus_id',
-         'memory.total': 'memory_total_mib', 'driver_version': None}
+         'memory.total': 'memory_total_mib', 'memory.used': 'memory_used_mib', 'memory.free': None,
+         'driver_version': None, 'compute_cap': 'compute_cap'}
 unknown = [f for f in fields if f not in names]
 if unknown:
     sys.stderr.write('Field "{0}" is not a valid field to query.\n'.format(unknown[0]))
@@ -66,8 +68,13 @@ if 'noheader' not in fmt[0]:
 for g in sorted(node['gpus'], key=lambda g: g['index']):
     row = []
     for f in fields:
-        value = node['driver_version'] if f == 'driver_version' else g[names[f]]
-        if f == 'memory.total' and 'nounits' not in fmt[0]:
+        if f == 'driver_version':
+            value = node['driver_version']
+        elif f == 'memory.free':
+            value = g['memory_total_mib'] - g.get('memory_used_mib', 0)
+        else:
+            value = g.get(names[f], 0)
+        if f.startswith('memory.') and 'nounits' not in fmt[0]:
             value = '{0} MiB'.format(value)
         row.append(str(value))
     print(', '.join(row))

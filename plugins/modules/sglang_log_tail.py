@@ -262,8 +262,11 @@ def main():
                 since_marker=params["since_marker"], marker_scan_bytes=params["marker_scan_bytes"],
                 max_line_length=params["max_line_length"], expect_inode=params["expect_inode"],
             )
-        except (IsADirectoryError, PermissionError, OSError) as exc:
-            module.fail_json(msg="cannot read log %s: %s" % (params["path"], exc))
+        except PermissionError as exc:
+            module.fail_json(msg="cannot read log %s: %s; run the task with become: true or as the service's user"
+                             % (params["path"], exc))
+        except OSError as exc:
+            module.fail_json(msg="cannot read log %s: %s; give the path of the server's log file" % (params["path"], exc))
     unit = examine_unit(module, params["unit"], params["lines"], params["max_line_length"]) if params["unit"] else None
     module.exit_json(changed=False, log=log, unit=unit, now=now)
 

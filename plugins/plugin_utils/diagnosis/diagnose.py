@@ -234,6 +234,10 @@ def diagnose(tail, since_marker=True, budget=None):
     log = _as_dict(tail.get("log")) or None
     unit = _clean_unit(tail.get("unit"))
     status, reasons, log_lines = _freshness(log, unit, since_marker)
+    if log and (log.get("rotated") is True or log.get("truncated_while_reading") is True):
+        reasons.append("the log was replaced or truncated while it was read (rotation): run the diagnosis again")
+    if log and log.get("launch_output_truncated") is True:
+        reasons.append("this launch wrote more than the bytes read; only its end was classified")
     unit_lines = _unit_lines(unit) if unit else []
     running = unit.get("active_state") in RUNNING_STATES
     notes = list(reasons)

@@ -10,6 +10,8 @@ import importlib.machinery
 import json
 import os
 import pathlib
+import subprocess
+import sys
 import types
 
 import pytest
@@ -255,3 +257,27 @@ def test_last_invocation_from_the_journal():
     ))
     assert last_invocation_id(text) == "b" * 32
     assert last_invocation_id("") is None
+
+
+def run_module(args):
+    """Run the module through the real ansible CLI on localhost (the target side exactly as in a play)."""
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_LOCALHOST_WARNING="0",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="0", ANSIBLE_PYTHON_INTERPRETER=sys.executable)
+    env.setdefault("ANSIBLE_COLLECTIONS_PATH", str(pathlib.Path(__file__).resolve().parents[4] / ".build" / "collections"))
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-m",
+                           "llmops.sglang.sglang_log_tail", "-a", json.dumps(args)],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    return proc.returncode, json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+
+
+def test_module_entry_point(tmp_path):
+    path = write(tmp_path / "a.log", "old\n%s\nnew\n" % MARK_NEW)
+    rc, result = run_module({"path": path, "lines": 10})
+    assert rc == 0 and result["changed"] is False
+    assert result["log"]["lines"] == ["new"] and result["unit"] is None and result["now"] > 0
+    rc, result = run_module({"path": str(tmp_path), "lines": 10})
+    assert rc == 2 and result["msg"].startswith("cannot read log %s: " % tmp_path)
+    assert "give the path of the server's log file" in result["msg"]
+    rc, result = run_module({"path": path, "bytes": 0})
+    assert rc == 2 and result["msg"] == "bytes=0 is not valid: use a positive number"

@@ -160,6 +160,23 @@ def test_silent_death_missing_executable(container):
     assert "203/EXEC" in result["fix"]
 
 
+def test_crash_loop_waiting_to_restart(container):
+    install_unit(container, "/bin/sh -c 'echo \"sglang serve: error: argument --tp-size: invalid int value: "
+                            "\\'two\\'\" >&2; exit 1'", extra="Restart=on-failure\nRestartSec=300")
+    sh(container, "systemctl start %s || true" % UNIT)
+    for _poll in range(30):
+        if sh(container, "systemctl show -p SubState --value %s" % UNIT).stdout.strip() == "auto-restart":
+            break
+        time.sleep(0.5)
+    try:
+        result = diagnose(container)
+        assert result["root_cause"] == "silent_death", result["summary"]
+        assert result["underlying_cause"] == "invalid_argument_value"
+        assert "--tp-size" in result["fix"]
+    finally:
+        sh(container, "systemctl stop %s || true" % UNIT)
+
+
 def test_stale_log_while_the_unit_runs(container):
     sh(container, "echo 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' > %s; "
                   "touch -d '1 hour ago' %s" % (LOG, LOG))

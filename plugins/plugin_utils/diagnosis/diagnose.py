@@ -78,7 +78,7 @@ def _clean_unit(unit):
     if not unit:
         return {}
     clean = {}
-    for key in ("name", "active_state", "result", "invocation_id", "exec_main_code", "signal"):
+    for key in ("name", "active_state", "sub_state", "result", "invocation_id", "exec_main_code", "signal"):
         value = unit.get(key)
         clean[key] = value if isinstance(value, str) and value else None
     for key in ("exit_code", "n_restarts"):
@@ -239,7 +239,8 @@ def diagnose(tail, since_marker=True, budget=None):
     if log and log.get("launch_output_truncated") is True:
         reasons.append("this launch wrote more than the bytes read; only its end was classified")
     unit_lines = _unit_lines(unit) if unit else []
-    running = unit.get("active_state") in RUNNING_STATES
+    # "activating (auto-restart)" is a dead process waiting RestartSec, not a running server
+    running = unit.get("active_state") in RUNNING_STATES and unit.get("sub_state") != "auto-restart"
     notes = list(reasons)
     underlying = None
     detail = None

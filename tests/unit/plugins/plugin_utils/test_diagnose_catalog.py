@@ -219,3 +219,10 @@ def test_unit_only_reads_the_service_output_from_the_journal():
     assert result["freshness"]["status"] == "absent" and result["freshness"]["log_lines"] == 2
     only_systemd = diagnose({"log": None, "unit": unit(exit_code=203, journal=[journal[0], journal[3]])})
     assert only_systemd["root_cause"] == "silent_death" and "203/EXEC" in only_systemd["fix"]
+
+
+def test_auto_restart_wait_is_not_running():
+    waiting = unit(active_state="activating", sub_state="auto-restart", exit_code=1, n_restarts=2)
+    result = diagnose({"log": log([]), "unit": waiting})
+    assert result["root_cause"] == "silent_death"
+    assert result["numbers"]["unit_n_restarts"] == 2

@@ -75,8 +75,6 @@ class QuantSpec:
             if re.search(r"(^|\.)" + rx + r"($|\.)", full) or pat == name.rsplit(".", 1)[-1]:
                 return None
         if self.method == "modelopt_mixed":
-            if layer is None:
-                return None
             return self.per_module.get(full)
         return self.method
 
@@ -237,11 +235,13 @@ def _quant(cfg: Dict[str, Any], text: Dict[str, Any], hf_quant: Optional[Dict[st
         if algo == "MIXED_PRECISION":
             per = {}
             for name, spec in (q.get("quantized_layers") or {}).items():
-                m = re.search(r"layers\.(\d+)\.(.+)$", name)
-                if not m:
-                    continue
                 a = str(spec.get("quant_algo", "")).upper()
-                per[f"layers.{m.group(1)}.{m.group(2)}"] = "modelopt_fp4" if "NVFP4" in a else "modelopt_fp8"
+                algo_name = "modelopt_fp4" if "NVFP4" in a else "modelopt_fp8"
+                m = re.search(r"layers\.(\d+)\.(.+)$", name)
+                if m:
+                    per[f"layers.{m.group(1)}.{m.group(2)}"] = algo_name
+                elif not re.search(r"(^|\.)mtp(\.|$)", name):
+                    per[name.rsplit(".", 1)[-1] if name.endswith("lm_head") else name] = algo_name
             return QuantSpec(method="modelopt_mixed", per_module=per, kv_cache_fp8=kv_fp8, not_converted=excl)
         if "FP4" in algo:
             return QuantSpec(method="modelopt_fp4", bits=4, group_size=16, not_converted=excl, kv_cache_fp8=kv_fp8)

@@ -228,7 +228,9 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
                           bias=2 * inter // moe_tp))
         out.append(Linear(i, "mlp.experts.down_proj", h, inter // moe_tp, count=local_experts, bias=h))
         return out
-    out.append(Linear(i, "mlp.gate", e, h, quantizable=False))   # ReplicatedLinear in the model dtype
+    # the router: a model-dtype ReplicatedLinear, except GLM-4.x's Glm4MoeGate which keeps float32 weights
+    out.append(Linear(i, "mlp.gate", e, h, quantizable=False,
+                      elem_bytes=4 if spec.architecture == "Glm4MoeForCausalLM" else None))
     if spec.router_bias:
         out.append(Linear(i, "mlp.gate.e_score_correction_bias", e, 1, elem_bytes=4))
     out += _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts)
@@ -265,7 +267,7 @@ def _vocab_rows(spec: ModelSpec, tp: int) -> int:
 
 
 def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Optional[int] = None,
-                dp_lm_head: bool = False) -> List[Linear]:
+                dp_lm_head: bool = False, draft: bool = False) -> List[Linear]:
     """Embedding and lm_head rows on one rank.
 
     With DP attention (``attn_tp < tp``) DeepSeek's embedding uses the attention TP group
@@ -278,7 +280,10 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
     out = [Linear(None, "embed_tokens", _vocab_rows(spec, embed_tp), spec.hidden_size, quantizable=False)]
     if own_head and not spec.tie_embeddings:
         head_tp = atp if dp_lm_head else tp
-        out.append(Linear(None, "lm_head", _vocab_rows(spec, head_tp), spec.hidden_size, quantizable=False))
+        # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
+        # the MTP draft's own head is built under the draft's quant config, which excludes it
+        out.append(Linear(None, "lm_head", _vocab_rows(spec, head_tp), spec.hidden_size,
+                          quantizable=spec.quant.method == "modelopt_mixed" and not draft))
     return out
 
 
@@ -341,7 +346,7 @@ def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = 
     ffn = "moe" if spec.num_experts else "dense"
     rows: List[Linear] = []
     if own_embed_head:
-        rows += _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
+        rows += _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True)
     rows.append(Linear(None, "mtp.fc", h, 2 * h, quantizable=False))
     rows += [_norm(None, "mtp.norms", 3 * h)]
     for k in range(n):
@@ -411,7 +416,7 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec)
-    embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head), spec) \
+    embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) \
         if draft_rows else 0
     if checkpoint_total:
         # Apportion the real total with the shape split: same fraction per rank as the shapes give.

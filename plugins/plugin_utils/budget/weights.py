@@ -418,7 +418,7 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
     if version == "0.5.9" and spec.architecture == "Glm4MoeForCausalLM":
         # 0.5.9's Glm4MoeGate weight is in the model dtype; 0.5.23 made it float32
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
-        target -= glm_gate_fix * sum(1 for _, ffn in spec.layers if ffn == "moe")
+        target -= glm_gate_fix * sum(1 for layer in spec.layers if layer[1] == "moe")
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec) - (glm_gate_fix if draft_rows and spec.num_experts else 0)
     embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) \

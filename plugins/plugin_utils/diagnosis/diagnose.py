@@ -228,71 +228,87 @@ def _summary(result):
     return " ".join(text.split())[:600]
 
 
+def _silent_death(log, unit, status, unit_lines, notes):
+    """The diagnosis of a launch that wrote nothing: evidence from the journal, kernel and exit status."""
+    journal_diag = classify(unit_lines)
+    underlying, detail = _silent_underlying(unit, journal_diag) if unit else (None, None)
+    diag = dict(journal_diag, root_cause="silent_death", phase="unknown")
+    diag["confidence"] = "high" if (unit and (underlying or detail)) else "medium" if unit else "low"
+    evidence = list(journal_diag["evidence"]) if underlying else [normalize(x) for x in unit_lines[-6:]]
+    if log and _as_dict(log.get("marker")).get("line"):
+        evidence.insert(0, normalize(log["marker"]["line"]))
+    if detail:
+        evidence.append(detail)
+    diag["evidence"] = evidence[:8]
+    if status == "stale":
+        notes.append("the log holds only an earlier run's lines; they were ignored")
+    if not unit:
+        notes.append("no unit given: the exit status and journal of the launch are unknown")
+    return diag, underlying, detail
+
+
+def _classify_launch(log, unit, status, reasons, log_lines, notes):
+    """(diagnosis, underlying cause, detail) from this launch's lines, or from its absence."""
+    unit_lines = _unit_lines(unit) if unit else []
+    service_output = _service_output(unit)
+    # "activating (auto-restart)" is a dead process waiting RestartSec, not a running server
+    running = unit.get("active_state") in RUNNING_STATES and unit.get("sub_state") != "auto-restart"
+    if log is None and service_output:
+        # No log file: the service writes to the journal, so this invocation's journal is the launch's output.
+        log_lines = service_output
+    if log_lines:
+        diag = classify(log_lines + unit_lines)
+        if diag["root_cause"] == "none" and unit and not running and unit.get("result") not in (None, "success"):
+            diag = dict(diag, root_cause="other", phase="unknown", confidence="low",
+                        evidence=[normalize(x) for x in unit_lines[-5:]])
+        return diag, None, None, log_lines, running
+    if running and status == "stale":
+        diag = dict(classify(unit_lines), root_cause="stale_log", phase="unknown", confidence="high")
+        diag["evidence"] = reasons + diag["evidence"][:4]
+        return diag, None, None, log_lines, running
+    if running and service_output:
+        notes.append("the log has nothing of this launch; its journal output was classified")
+        return classify(unit_lines), None, None, log_lines, running
+    if running:
+        notes.append("the unit is running and this launch has written nothing yet")
+        return dict(classify([]), root_cause="none", phase="serving", confidence="low"), None, None, log_lines, running
+    diag, underlying, detail = _silent_death(log, unit, status, unit_lines, notes)
+    return diag, underlying, detail, log_lines, running
+
+
+def _fix(cause, underlying, detail, diag, numbers, log, notes):
+    extra = {"log_path": (log or {}).get("path") or "the log"}
+    if cause == "silent_death" and underlying:
+        return fix_for(underlying, numbers, extra)
+    if cause == "silent_death" and detail:
+        return "%s; fix that, then start the unit again" % detail
+    if cause == "kv_pool_too_small" and diag.get("hybrid_model") and "min_viable_mem_fraction_static" not in numbers:
+        diag["confidence"] = "medium"
+        notes.append("hybrid model: SGLang 0.5.9 reports a mamba-pool shortfall as 'increase --mem-fraction-static'")
+        return CAUSES[cause].fix[1].format(**dict(numbers, mem_fraction_static=numbers.get("mem_fraction_static", "")))
+    return fix_for(cause, numbers, extra)
+
+
 def diagnose(tail, since_marker=True, budget=None):
     """The diagnosis dict for one ``sglang_log_tail`` result (keys ``log``, ``unit``, ``now``)."""
     tail = _as_dict(tail)
     log = _as_dict(tail.get("log")) or None
     unit = _clean_unit(tail.get("unit"))
     status, reasons, log_lines = _freshness(log, unit, since_marker)
-    if log and (log.get("rotated") is True or log.get("truncated_while_reading") is True):
-        reasons.append("the log was replaced or truncated while it was read (rotation): run the diagnosis again")
-    if log and log.get("launch_output_truncated") is True:
-        reasons.append("this launch wrote more than the bytes read; only its end was classified")
-    unit_lines = _unit_lines(unit) if unit else []
-    # "activating (auto-restart)" is a dead process waiting RestartSec, not a running server
-    running = unit.get("active_state") in RUNNING_STATES and unit.get("sub_state") != "auto-restart"
     notes = list(reasons)
-    underlying = None
-    detail = None
-
-    if log is None and _service_output(unit):
-        # No log file: the service writes to the journal, so this invocation's journal is the launch's output.
-        log_lines = _service_output(unit)
-    if log_lines:
-        diag = classify(log_lines + unit_lines)
-        if diag["root_cause"] == "none" and unit and not running and unit.get("result") not in (None, "success"):
-            diag = dict(diag, root_cause="other", phase="unknown", confidence="low",
-                        evidence=[normalize(x) for x in unit_lines[-5:]])
-    elif status == "stale" and running:
-        diag = dict(classify(unit_lines), root_cause="stale_log", phase="unknown", confidence="high")
-        diag["evidence"] = reasons + diag["evidence"][:4]
-    else:
-        journal_diag = classify(unit_lines)
-        underlying, detail = _silent_underlying(unit, journal_diag) if unit else (None, None)
-        if unit and running and not unit_lines[:-1]:
-            diag = dict(journal_diag, root_cause="none", phase="serving", confidence="low")
-            notes.append("the unit is running and this launch has written nothing yet")
-        else:
-            diag = dict(journal_diag, root_cause="silent_death", phase="unknown")
-            diag["confidence"] = "high" if (unit and (underlying or detail)) else "medium" if unit else "low"
-            evidence = list(journal_diag["evidence"]) if underlying else [normalize(x) for x in unit_lines[-6:]]
-            if log and _as_dict(log.get("marker")).get("line"):
-                evidence.insert(0, normalize(log["marker"]["line"]))
-            if detail:
-                evidence.append(detail)
-            diag["evidence"] = evidence[:8]
-            if status == "stale":
-                notes.append("the log holds only an earlier run's lines; they were ignored")
-            if not unit:
-                notes.append("no unit given: the exit status and journal of the launch are unknown")
+    if log and (log.get("rotated") is True or log.get("truncated_while_reading") is True):
+        notes.append("the log was replaced or truncated while it was read (rotation): run the diagnosis again")
+    if log and log.get("launch_output_truncated") is True:
+        notes.append("this launch wrote more than the bytes read; only its end was classified")
+    diag, underlying, detail, log_lines, running = _classify_launch(log, unit, status, reasons, log_lines, notes)
 
     cause = diag["root_cause"]
     numbers = dict(diag["numbers"])
     for key in ("exit_code", "signal", "n_restarts"):
         if unit.get(key) is not None:
             numbers["unit_" + key] = unit[key]
-    extra = {"log_path": (log or {}).get("path") or "the log"}
-    if cause == "silent_death" and underlying:
-        fix = fix_for(underlying, numbers, extra)
-    elif cause == "silent_death" and detail:
-        fix = "%s; fix that, then start the unit again" % detail
-    elif cause == "kv_pool_too_small" and diag.get("hybrid_model") and "min_viable_mem_fraction_static" not in numbers:
-        fix = CAUSES[cause].fix[1].format(**dict(numbers, mem_fraction_static=numbers.get("mem_fraction_static", "")))
-        diag["confidence"] = "medium"
-        notes.append("hybrid model: SGLang 0.5.9 reports a mamba-pool shortfall as 'increase --mem-fraction-static'")
-    else:
-        fix = fix_for(cause, numbers, extra)
-    if running and cause in CAUSES and CAUSES[cause].runtime:
+    fix = _fix(cause, underlying, detail, diag, numbers, log, notes)
+    if running and CAUSES[cause].runtime:
         notes.append("the unit is still running: this is pressure while serving, not a crash")
     if status == "unverified" and diag["confidence"] == "high":
         diag["confidence"] = "medium"
@@ -300,7 +316,7 @@ def diagnose(tail, since_marker=True, budget=None):
     result = {
         "root_cause": cause,
         "underlying_cause": underlying,
-        "phase": CAUSES[cause].phase if cause in CAUSES else diag["phase"],
+        "phase": CAUSES[cause].phase,
         "confidence": diag["confidence"],
         "evidence": [normalize(x) for x in diag["evidence"]],
         "explanation": CAUSES[cause].explanation,

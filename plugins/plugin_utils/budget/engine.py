@@ -155,7 +155,23 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
     return wb
 
 
-def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str) -> ModelSpec:
+def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int) -> Tuple[int, int]:
+    """Padding of GPT-OSS MXFP4 expert weights when the FlashInfer MXFP4 MoE kernel is chosen (Blackwell):
+    ``FusedMoE`` rounds the hidden size to 256, ``Mxfp4MoEMethod.create_weights`` the per-rank intermediate
+    (0.5.9: 256 on SM100; 0.5.23: 128 on SM100). Other kernels take the checkpoint's sizes at construction."""
+    if spec.family != "swa" or spec.quant.method != "mxfp4":
+        return (0, 0)
+    backend = str(args.get("moe_runner_backend") or "auto")
+    blackwell = sm in (100, 103, 120, 121)
+    flashinfer = backend == "flashinfer_mxfp4" or (backend == "auto" and blackwell)
+    if not flashinfer:
+        return (0, 0)
+    if sm in (100, 103):
+        return (256, 256) if version == "0.5.9" else (256, 128)
+    return (256, 0)
+
+
+def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int = 80) -> ModelSpec:
     """The spec as loaded under ``--dtype`` and online ``--quantization`` (bf16 checkpoint quantized at load).
 
     ``configs/model_config.py _get_and_verify_dtype``: ``auto`` keeps bf16/fp16 and turns float32 (or a missing
@@ -168,17 +184,18 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str) -> Mode
     lm_only = spec.is_multimodal and version != "0.5.9" and (spec.config_language_model_only
                                                              or bool(args.get("language_model_only")))
     dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
+    moe_pad = mxfp4_moe_padding(spec, args, version, sm)
     if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online and not lm_only \
-            and not dp_encoder:
+            and not dp_encoder and moe_pad == (0, 0):
         return spec
-    key = (id(spec), dtype, online, lm_only, dp_encoder)
+    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
         cached = replace(spec, dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
                          quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate"))
                          if online else spec.quant,
                          is_multimodal=spec.is_multimodal and not lm_only,
-                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder)
+                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder, moe_pad=moe_pad)
         _SPEC_VARIANTS[key] = cached
         _SPEC_KEEPALIVE[id(spec)] = spec
     return cached
@@ -271,7 +288,7 @@ def _f32(x: float) -> float:
 def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
           ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], version: str,
           env: Dict[str, str]) -> Dict[str, Any]:
-    spec = _effective_spec(spec, args, version)
+    spec = _effective_spec(spec, args, version, sm)
     r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
     wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),

@@ -137,6 +137,7 @@ class ModelSpec:
     is_multimodal: bool = False
     vision: Optional[Dict[str, Any]] = None
     vision_replicated: bool = False       # --mm-enable-dp-encoder: the ViT is not split over TP
+    moe_pad: Tuple[int, int] = (0, 0)     # (hidden, per-rank intermediate) alignment of padded MoE weights
     config_language_model_only: bool = False   # checkpoint declares language_model_only (0.5.23 reads it)
     quant: QuantSpec = field(default_factory=QuantSpec)
     raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)

@@ -224,9 +224,13 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     inter = spec.moe_intermediate_size
     if spec.family == "swa":  # gpt-oss: fused gate_up with biases, router with bias
         out.append(Linear(i, "mlp.router", e, h, quantizable=False, bias=e))
-        out.append(Linear(i, "mlp.experts.gate_up_proj", 2 * inter // moe_tp, h, count=local_experts,
-                          bias=2 * inter // moe_tp))
-        out.append(Linear(i, "mlp.experts.down_proj", h, inter // moe_tp, count=local_experts, bias=h))
+        hp, ip = h, inter // moe_tp
+        if spec.moe_pad[0]:
+            hp = _pad(h, spec.moe_pad[0])
+        if spec.moe_pad[1]:
+            ip = _pad(ip, spec.moe_pad[1])
+        out.append(Linear(i, "mlp.experts.gate_up_proj", 2 * ip, hp, count=local_experts, bias=2 * ip))
+        out.append(Linear(i, "mlp.experts.down_proj", hp, ip, count=local_experts, bias=hp))
         return out
     # the router: a model-dtype ReplicatedLinear, except GLM-4.x's Glm4MoeGate which keeps float32 weights
     out.append(Linear(i, "mlp.gate", e, h, quantizable=False,

@@ -418,3 +418,17 @@ def test_qwen3_next_nextn_draft_is_built_without_a_config_field():
     assert res["budget"]["per_gpu"][0]["draft_gib"] == pytest.approx(draft / GIB, abs=0.001)
     # no num_nextn_predict_layers in the target config: the draft KV is not in the 0.5.23 cell
     assert res["budget"]["totals"]["cell_size_bytes"] == 1 * 512 * 12 * 2
+
+
+@pytest.mark.parametrize("version, hidden, inter", [("0.5.23", 3072, 2944), ("0.5.9", 3072, 3072)])
+def test_gpt_oss_mxfp4_experts_padded_for_flashinfer_on_blackwell(version, hidden, inter):
+    """FlashInfer's MXFP4 MoE (the Blackwell default) pads the experts: FusedMoE rounds hidden 2880 -> 3072 and
+    create_weights the intermediate (to 128 in 0.5.23, 256 in 0.5.9); Hopper takes the checkpoint's sizes."""
+    h100 = run("openai__gpt-oss-20b", {"mem_fraction_static": 0.8}, version=version)
+    b200 = run("openai__gpt-oss-20b", {"mem_fraction_static": 0.8}, version=version, gpu=B200, pre=178.0)
+
+    def experts(hid, itm):
+        return 24 * 32 * ((3 * hid * itm) * (0.5 + 1 / 32) + (2 * itm + hid) * 2)
+
+    grow = (b200["budget"]["per_gpu"][0]["weights_gib"] - h100["budget"]["per_gpu"][0]["weights_gib"]) * GIB
+    assert grow == pytest.approx(experts(hidden, inter) - experts(2880, 2880), rel=0.002)

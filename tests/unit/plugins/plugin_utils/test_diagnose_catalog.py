@@ -230,7 +230,7 @@ def test_auto_restart_wait_is_not_running():
 
 def test_running_unit_whose_output_went_only_to_the_journal():
     journal = ["2026-11-29T21:25:00Z sglang[4242]: [2026-11-29 21:25:00] The server is fired up and ready to roll!"]
-    result = diagnose({"log": log([]), "unit": unit(active_state="active", result="success", exit_code=None,
-                                                   exec_main_code=None, journal=journal)})
+    serving = unit(active_state="active", result="success", exit_code=None, exec_main_code=None, journal=journal)
+    result = diagnose({"log": log([]), "unit": serving})
     assert result["root_cause"] == "none" and result["confidence"] == "high"
     assert any("journal output was classified" in note for note in result["notes"])

@@ -96,17 +96,14 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
-  - community.proxmox.proxmox.actiongroup_proxmox
   - community.proxmox.proxmox.documentation
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  action_group:
-    support: none
 notes:
-  - Runs where the API is reachable, usually the controller (C(delegate_to: localhost)).
+  - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
   - Device ids and modes are the container-side values; PVE maps them through the container's idmap.
 seealso:
   - name: PVE container config, devN
@@ -153,12 +150,12 @@ devices:
   description: The managed C(devN) entries as the config holds them once the change is applied.
   returned: when O(method) is V(api) or V(pct)
   type: dict
-  sample: {dev0: /dev/nvidia0,gid=44,mode=0666, dev1: /dev/nvidiactl,gid=44,mode=0666}
+  sample: {dev0: '/dev/nvidia0,gid=44,mode=0666', dev1: '/dev/nvidiactl,gid=44,mode=0666'}
 set:
   description: Entries that are (or, in check mode and with O(method=pct), would be) written.
   returned: when O(method) is V(api) or V(pct)
   type: dict
-  sample: {dev2: /dev/nvidia-uvm,gid=44,mode=0666}
+  sample: {dev2: '/dev/nvidia-uvm,gid=44,mode=0666'}
 delete:
   description: Managed entries that are (or would be) removed because their device is no longer selected.
   returned: when O(method) is V(api) or V(pct)
@@ -170,7 +167,7 @@ pct_set_argv:
   returned: when O(method) is V(api) or V(pct)
   type: list
   elements: str
-  sample: [pct, set, '129', -dev2, /dev/nvidia-uvm,gid=44,mode=0666]
+  sample: [pct, set, '129', -dev2, '/dev/nvidia-uvm,gid=44,mode=0666']
 raw_config:
   description: The new text of C(/etc/pve/lxc/VMID.conf).
   returned: when O(method=raw)

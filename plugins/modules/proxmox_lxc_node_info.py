@@ -53,17 +53,14 @@ options:
     type: int
     default: 0
 extends_documentation_fragment:
-  - community.proxmox.proxmox.actiongroup_proxmox
   - community.proxmox.proxmox.documentation
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
-  action_group:
-    support: none
 notes:
-  - Runs where the API is reachable, usually the controller (C(delegate_to: localhost)).
+  - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
 """
 
 EXAMPLES = r"""

@@ -13,13 +13,15 @@ with the status codes and ``X-Error-Code`` headers the real hub sends:
 Usage: ``python3 mock_hub.py CONFIG.json`` where CONFIG is
 ``{"host": "127.0.0.1", "port": 18080, "repos": {"org/name": {"dir": "...", "commit": "<40 hex>",
 "branches": ["main"], "token": "hf_..." (optional), "omit_sizes": false,
-"resolve_error": [status, "X-Error-Code"] (optional: file downloads fail, the API still answers)}}}``.
+"resolve_error": [status, "X-Error-Code"] (optional: file downloads fail, the API still answers),
+"throttle_seconds": 0 (optional: each file body trickles out over this many seconds, in 10 chunks)}}}``.
 """
 import hashlib
 import json
 import os
 import re
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
@@ -120,7 +122,13 @@ class HubHandler(BaseHTTPRequestHandler):
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
             self.end_headers()
             if self.command == "GET":
-                self.wfile.write(data[start:])
+                body = data[start:]
+                steps = 10 if repo.get("throttle_seconds") else 1
+                chunk = -(-len(body) // steps) or 1
+                for offset in range(0, len(body), chunk):
+                    time.sleep(repo.get("throttle_seconds", 0) / float(steps))
+                    self.wfile.write(body[offset:offset + chunk])
+                    self.wfile.flush()
             return
         self._error(404, None, "no such route in mock_hub: %s" % path)
 

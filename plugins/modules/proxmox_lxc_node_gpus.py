@@ -34,11 +34,15 @@ options:
     description: Create C(/dev/nvidia-uvm) and C(/dev/nvidia-uvm-tools) with C(nvidia-modprobe) when missing.
     type: bool
     default: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 notes:
   - Reads only, except C(nvidia-modprobe) when O(create_uvm=true) and the node is missing.
 """

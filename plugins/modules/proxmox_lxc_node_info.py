@@ -54,11 +54,14 @@ options:
     default: 0
 extends_documentation_fragment:
   - community.proxmox.proxmox.documentation
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 notes:
   - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
 """

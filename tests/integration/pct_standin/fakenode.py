@@ -5,7 +5,7 @@
 (foreground, bound to 127.0.0.1) with its own host key and authorized key. In that namespace, and only
 there, the node looks like a PVE node with NVIDIA GPUs, as declared in a JSON file:
 
-  /usr/sbin/pct                 the pct stand-in (./pct), configured by /etc/pct-standin.json
+  /usr/sbin/pct                 the pct stand-in (./pct_standin.py), configured by /etc/pct-standin.json
   /usr/bin/nvidia-smi           prints the declared GPUs (--query-gpu=... --format=csv,...; -L)
   /usr/bin/nvidia-modprobe      -u creates /dev/nvidia-uvm{,-tools}; -cN creates /dev/nvidiaN
   /usr/bin/udevadm              records its arguments
@@ -102,6 +102,11 @@ for m in re.findall(r'(?:-c ?|--create-nvidia-device-file=)(\d+)', args):
         mknod('/dev/nvidiactl', 195, 255)
 '''
 
+PCT = '''#!/bin/sh
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+exec /usr/bin/python3 /usr/sbin/pct_standin.py "$@"
+'''
+
 UDEVADM = r'''#!/bin/sh
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 # udevadm stand-in: records its arguments (there is no udev daemon on the fake node).
@@ -121,8 +126,8 @@ def prepare(args):
         shutil.rmtree(os.path.join(state, sub), ignore_errors=True)  # every start is a freshly booted node
     for sub in ('sbin', 'bin', 'etc-upper', 'etc-work', 'dev-upper', 'dev-work', 'ssh', 'log', 'ct'):
         os.makedirs(os.path.join(state, sub), exist_ok=True)
-    shutil.copy(os.path.join(HERE, 'pct'), os.path.join(state, 'sbin', 'pct'))
-    os.chmod(os.path.join(state, 'sbin', 'pct'), 0o755)
+    shutil.copy(os.path.join(HERE, 'pct_standin.py'), os.path.join(state, 'sbin', 'pct_standin.py'))
+    write_exec(os.path.join(state, 'sbin', 'pct'), PCT)
     write_exec(os.path.join(state, 'bin', 'nvidia-smi'), NVIDIA_SMI)
     write_exec(os.path.join(state, 'bin', 'nvidia-modprobe'), NVIDIA_MODPROBE)
     write_exec(os.path.join(state, 'bin', 'udevadm'), UDEVADM)
@@ -192,8 +197,8 @@ def inside(state):
         os.makedirs('/proc/driver/nvidia/gpus/' + bus)
         with open('/proc/driver/nvidia/gpus/{0}/information'.format(bus), 'w') as handle:
             handle.write('Model: \t\t {0}\nGPU UUID: \t {1}\nBus Type: \t PCIe\nBus Location: \t {2}\n'
-                         'Device Minor: \t {3}\nGPU Excluded:\t No\n'.format(gpu['name'], gpu['uuid'], bus,
-                                                                           gpu['minor']))
+                         'Device Minor: \t {3}\nGPU Excluded:\t No\n'.format(
+                             gpu['name'], gpu['uuid'], bus, gpu['minor']))
         mknod('/dev/nvidia{0}'.format(gpu['minor']), NVIDIA_MAJOR, gpu['minor'])
     mknod('/dev/nvidiactl', NVIDIA_MAJOR, 255)
     if node.get('uvm_present'):

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
 
@@ -33,12 +32,12 @@ def build(args):
     pve = FakePve(user='root@pam', password=args.password, host=args.host, port=args.port)
     pve.time_scale = 0.0
     for token in args.token:
-        tokenid, _, secret = token.partition('=')
+        tokenid, secret = token.split('=', 1)
         pve.apitokens[tokenid] = secret
     # Any ACL entry switches fakepve's permission checks on (PVE's check_ct_modify_config_perm).
     pve.grant('auditor@pve', '/', 'VM.Audit')
     for volid in args.template:
-        storage, _, name = volid.partition(':')
+        storage, name = volid.split(':', 1)
         pve.store_file(storage, name.split('/', 1)[1], 128 * 1024 ** 2, content='vztmpl')
     pve.storages['local-lvm']['avail'] = args.lvm_gib * 1024 ** 3
     pve.storages['local-lvm']['total'] = args.lvm_gib * 1024 ** 3
@@ -94,7 +93,7 @@ def control_app(pve):
         cts = [{'vmid': ct.vmid, 'node': ct.node, 'status': ct.status, 'config': ct.config, 'pending': ct.pending}
                for ct in pve.cts]
         tasks = [dict((k, v) for k, v in t.items() if k != 'log') for t in pve.tasklog]
-        requests = [[method, path] for method, path, _ in pve.requests]
+        requests = [[entry[0], entry[1]] for entry in pve.requests]
         return web.json_response({'cts': cts, 'tasks': tasks, 'requests': requests,
                                   'version': pve.version})
 

@@ -1,6 +1,9 @@
-#!/usr/bin/python3
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Stand-in for Proxmox VE's `pct` on a fake node, for tests (no Proxmox host can exist here).
+
+Installed as /usr/sbin/pct by a two-line wrapper (fakenode.py writes it):
+    #!/bin/sh
+    exec /usr/bin/python3 /usr/sbin/pct_standin.py "$@"
 
 Real `pct` runs on the node as root and calls PVE's API code as root@pam. This one does the same through
 the (fake) PVE API over HTTPS, logged in as root@pam with a password, so `pct set -devN` is subject to the

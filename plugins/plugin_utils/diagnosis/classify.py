@@ -72,8 +72,10 @@ NUMBER_PATTERNS = (
     ("derived_context_length", re.compile(r"derived context_length \((\d+)\)"), lambda m: int(m.group(1))),
     ("imbalance_min_gb", re.compile(r"min_per_gpu_memory=([\d.]+)"), lambda m: round(float(m.group(1)), 2)),
     ("imbalance_local_gb", re.compile(r"local_gpu_memory=([\d.]+)"), lambda m: round(float(m.group(1)), 2)),
-    ("port", re.compile(r"bind on address \(?'?[^,)]*'?, (\d+)\)|port (\d+) is in use|at (\d+) is not available|"
-                        r"The port (\d+) is in use"),
+    # uvicorn "bind on address ('0.0.0.0', 30000)" / "('::', 30000, 0, 0)"; torch.distributed "bind to [::]:29500";
+    # SGLang 0.5.9 utils/common.py:720-732, 0.5.23 utils/network.py:82-103
+    ("port", re.compile(r"bind on address \('[^']*', (\d+)|failed to bind to \[?[^\]\s]*\]?:(\d+)|port (\d+) is in use|"
+                        r"at (\d+) is not available|The port (\d+) is in use"),
      lambda m: int(next(g for g in m.groups() if g))),
     ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/", re.IGNORECASE),
      lambda m: int(next(g for g in m.groups() if g))),

@@ -52,6 +52,10 @@ def test_catalog_is_closed_versioned_and_complete():
     ("RuntimeError: Decode out of memory. Try to lower your batch size.", "kv_pool_exhausted_runtime", {}),
     ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use",
      "port_in_use", {"port": 30000}),
+    ("ERROR:    [Errno 98] error while attempting to bind on address ('::', 2242, 0, 0): address already in use",
+     "port_in_use", {"port": 2242}),
+    ("RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+     "failed to bind to [::]:29500 (errno: 98 - Address already in use).", "port_in_use", {"port": 29500}),
     ("sglang serve: error: unrecognized arguments: --mamba-full-memory-ration 0.5", "unrecognized_argument",
      {"unrecognized": "--mamba-full-memory-ration 0.5"}),
     ("launch_server.py: error: argument --tp-size: invalid int value: 'two'", "invalid_argument_value",

@@ -111,7 +111,7 @@ def parse_header(handle, file_size):
         "header_bytes": 8 + header_len,
         "data_bytes": data_bytes,
         "tensors": len(spans),
-        "tensor_names": sorted(name for _, _, name in spans),
+        "tensor_names": sorted(span[2] for span in spans),
         "parameters": parameters,
         "dtypes": dtypes,
         "metadata": metadata or {},
@@ -125,4 +125,3 @@ def read_header(path):
         size = handle.tell()
         handle.seek(0)
         return parse_header(handle, size)
-

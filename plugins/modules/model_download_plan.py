@@ -28,6 +28,8 @@ description:
   - Read-only; supports check mode. Standard library only on the target.
 author:
   - llmops.sglang maintainers (@llmops-sglang)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   repo_id:
     description: Repository id, C(<org>/<name>).
@@ -80,6 +82,8 @@ attributes:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 seealso:
   - module: llmops.sglang.model_files_verify
 """
@@ -273,7 +277,7 @@ def main():
         module.fail_json(msg="revision is empty; pin a branch, tag or commit sha of %s" % p["repo_id"])
     try:
         commit, files, estimate = fetch_plan(p["endpoint"], p["repo_id"], p["revision"], p["token"],
-                                   p["allow_patterns"], p["ignore_patterns"], p["validate_certs"], p["timeout"])
+                                             p["allow_patterns"], p["ignore_patterns"], p["validate_certs"], p["timeout"])
     except PlanError as exc:
         module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
 

@@ -24,6 +24,8 @@ description:
   - Read-only; supports check mode.
 author:
   - llmops.sglang maintainers (@llmops-sglang)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 options:
   path:
     description: The model directory.
@@ -49,6 +51,8 @@ attributes:
     support: full
   diff_mode:
     support: none
+  platform:
+    platforms: posix
 notes:
   - Directories named C(.cache) (where C(hf download --local-dir) keeps its metadata and partial files)
     are not counted in the model size.

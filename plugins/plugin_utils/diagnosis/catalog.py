@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.11.1"
+CATALOG_VERSION = "2026.11.2"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -44,12 +44,17 @@ OOM_RE = re.compile(
 
 @dataclass(frozen=True)
 class Pattern:
-    """A regex, its weight (0-100) and what a hit is evidence of."""
+    """A regex, its weight (0-100) and what a hit is evidence of.
+
+    ``wrapper`` marks a message that wraps whatever exception happened inside it (SGLang's
+    ``Capture cuda graph failed: {e}``): a cause matched only by wrappers yields to any specific cause.
+    """
 
     regex: str
     weight: int
     label: str
     flags: int = 0
+    wrapper: bool = False
 
     def compiled(self):
         return re.compile(self.regex, self.flags)
@@ -77,6 +82,11 @@ class RootCause:
     extra: dict = field(default_factory=dict)
 
 
+# A model's failed divisibility check between its head / expert counts and a parallel size, as the traceback prints
+# the failing line ("assert self.total_num_heads % tp_size == 0", "assert tp_size % self.total_num_kv_heads == 0").
+_PARALLEL_TERM = r"[\w.()]*(?:heads|experts|tp_size|world_size|ep_size)[\w.()]*"
+DIVISIBILITY_ASSERT_RE = r"^\s*assert\s+(%s\s*%%\s*%s\s*==\s*0)\s*$" % (_PARALLEL_TERM, _PARALLEL_TERM)
+
 _OOM_FRAMES_WEIGHTS = (
     r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
     r"|create_weights|_initialize_model"
@@ -99,6 +109,13 @@ CATALOG = (
             # uvicorn's start-up lines: the HTTP server is up (warm-up may still follow)
             Pattern(r"Uvicorn running on https?://", 60, "HTTP server up"),
             Pattern(r"Application startup complete", 30, "HTTP app started"),
+            # A serving tail (the ready line scrolled out): the scheduler's periodic batch lines, 0.5.9
+            # managers/scheduler_metrics_mixin.py:214,366; 0.5.23 managers/scheduler_components/
+            # metrics_reporter.py:754,963 ("Decode batch [N], #running-req: ..."; older releases "Decode batch. ")
+            Pattern(r"Decode batch(?: \[\d+\])?[.,] #running-req: \d+", 50, "decode batches running"),
+            Pattern(r"Prefill batch(?: \[\d+\])?[.,] #new-seq: \d+", 40, "prefill batches running"),
+            # uvicorn's access log: a request answered 200
+            Pattern(r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 200\b", 50, "request answered 200"),
         ),
     ),
     RootCause(
@@ -310,13 +327,16 @@ CATALOG = (
         patterns=(
             # 0.5.9 model_executor/cuda_graph_runner.py:373, piecewise_cuda_graph_runner.py:281,
             # speculative/eagle_draft_cuda_graph_runner.py:133; 0.5.23 runner/decode_cuda_graph_runner.py:603
-            Pattern(r"Capture cuda graph failed", 75, "graph capture error"),
+            # The message wraps the exception raised inside capture ("Capture cuda graph failed: {e}", older
+            # releases "Capture CUDA graph failed"), so a specific cause found in {e} (a JIT build, a driver
+            # error, a feature check) is the root and this one yields to it.
+            Pattern(r"Capture cuda graph failed", 75, "graph capture error", re.IGNORECASE, wrapper=True),
             # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
-            Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error"),
+            Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error", wrapper=True),
             Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85,
                     "illegal call during capture"),
             Pattern(r"torch\._dynamo|BackendCompilerFailed|InductorError|torch\._inductor\.exc", 40, "torch.compile"),
-            Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame"),
+            Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame", wrapper=True),
         ),
     ),
     RootCause(
@@ -329,6 +349,9 @@ CATALOG = (
         verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
         patterns=(
             Pattern(r"no kernel image is available for execution on the device", 95, "no kernel for this SM"),
+            # 0.5.9 model_executor/model_runner.py:913; 0.5.23 model_executor/model_runner_components/
+            # load_model_utils.py:91
+            Pattern(r"SGLang only supports sm\d+ and above", 100, "SGLang minimum SM"),
             Pattern(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation", 90,
                     "torch lacks this SM"),
             # 0.5.9 server_args.py:1880,1901
@@ -352,7 +375,9 @@ CATALOG = (
         ),
         fix=(
             "install the NVIDIA userspace matching the host kernel module exactly (llmops.sglang.nvidia_userspace), "
-            "pass /dev/nvidia* (incl. nvidia-uvm) into the container, or use a torch build for the driver's CUDA version",
+            "pass /dev/nvidia* (incl. nvidia-uvm) into the container, or use a torch build for the driver's CUDA "
+            "version; on NVSwitch systems (HGX/DGX) 'system not yet initialized' means nvidia-fabricmanager is not "
+            "running (same version as the driver)",
         ),
         verify="nvidia-smi inside the container and python -c 'import torch; print(torch.cuda.is_available())' print True",
         patterns=(
@@ -367,6 +392,11 @@ CATALOG = (
                     r"cudaErrorSystemNotReady|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
                     r"provided PTX was compiled with an unsupported toolchain|forward compatibility was attempted",
                     85, "CUDA init failure"),
+            # cudaErrorSystemNotReady (802), as torch prints it: "... cudaGetDeviceCount() ... Error 802: system not
+            # yet initialized" (on NVSwitch systems the fabric manager is not up)
+            Pattern(r"(?:Error \d+: |CUDA error: )?system not yet initialized", 90, "CUDA system not ready"),
+            # torch c10/cuda/CUDAFunctions.cpp: any driver-level failure of the first device query
+            Pattern(r"Unexpected error from cudaGetDeviceCount\(\)", 75, "CUDA device query failed"),
             Pattern(r"Torch not compiled with CUDA enabled", 80, "CPU-only torch"),
             # a CUDA driver API symbol (cuXxx) missing from libcuda: the driver is older than the kernels need
             Pattern(r"undefined symbol: cu[A-Z]\w*", 100, "driver API symbol missing"),
@@ -375,12 +405,20 @@ CATALOG = (
     ),
     RootCause(
         id="dependency_import_error", phase="import", title="a Python dependency is missing or broken",
-        explanation="Importing SGLang or one of its kernels failed: a missing package, an ABI mismatch or a failed JIT build.",
+        explanation=(
+            "Importing SGLang or one of its kernels failed: a missing package, an ABI mismatch or a failed JIT build "
+            "(flashinfer and sglang's jit_kernel compile kernels on first use, often inside CUDA graph capture, so "
+            "SGLang reports it as 'Capture cuda graph failed')."
+        ),
         fix=(
             "install the package set pinned for this SGLang version (missing module {missing_module}); reinstall "
             "sglang with its extras in a clean venv",
+            "a kernel JIT build failed (linker could not find {missing_library}): make the CUDA toolkit visible to the "
+            "service (CUDA_HOME, PATH with nvcc, LIBRARY_PATH/LD_LIBRARY_PATH with $CUDA_HOME/lib64) or install the "
+            "toolkit matching torch's CUDA",
             "install the package set pinned for this SGLang version; reinstall sglang with its extras in a clean venv "
-            "(torch, sgl-kernel, flashinfer must match)",
+            "(torch, sgl-kernel, flashinfer must match); for a failed JIT kernel build make the CUDA toolkit (nvcc, "
+            "headers, libraries) visible to the service via CUDA_HOME",
         ),
         verify="python -c 'import sglang.srt.entrypoints.engine' succeeds in the service's venv",
         patterns=(
@@ -397,6 +435,13 @@ CATALOG = (
                     80, "executable missing"),
             Pattern(r"ninja: build stopped|subprocess\.CalledProcessError: Command '\['ninja'|nvcc fatal|"
                     r"error: command '.{0,60}nvcc' failed", 70, "kernel JIT build failed"),
+            # torch.utils.cpp_extension._run_ninja_build (flashinfer's JIT): "Error building extension '<name>'";
+            # tvm_ffi.cpp.extension.build_ninja (sglang/jit_kernel/utils.py load_jit, 0.5.9+): "ninja exited with
+            # status N"
+            Pattern(r"Error building extension '|ninja exited with status \d+", 90, "kernel JIT build failed"),
+            # GNU ld / collect2 while linking a JIT kernel
+            Pattern(r"\bld(?:\.\w+)?: cannot find -l[\w.+-]+", 85, "linker: library missing"),
+            Pattern(r"collect2: error: ld returned \d+ exit status", 60, "link failed"),
             Pattern(r"requires \w[\w-]* ?[<>=]=? ?[\d.]+.{0,40}(?:but|found|installed)", 50, "version conflict"),
         ),
     ),
@@ -421,8 +466,16 @@ CATALOG = (
     ),
     RootCause(
         id="incompatible_feature_combination", phase="args", title="flags that cannot be combined",
-        explanation="SGLang's argument checks rejected a combination of features (backend, speculative decoding, cache strategy, offload, ...).",
-        fix=("drop one of the conflicting flags named in the evidence (see the SGLang message for the supported combination)",),
+        explanation=(
+            "SGLang's argument checks (or a kernel's own limit) rejected a combination of features: backend, "
+            "speculative decoding, cache strategy, offload, or a CUDA graph batch size above what DeepEP's "
+            "low-latency mode dispatches per rank (SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, default 128)."
+        ),
+        fix=(
+            "drop one of the conflicting flags named in the evidence (see the SGLang message for the supported "
+            "combination); for DeepEP low-latency keep --cuda-graph-max-bs (times draft tokens with speculative "
+            "decoding) at or below SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, or raise that variable",
+        ),
         verify="sglang serve ... --help-style dry start passes the argument checks (server_args= line appears)",
         patterns=(
             # 0.5.9 server_args.py:2649 and many __post_init__ checks; 0.5.23 arg_groups/*_hook.py (mamba_hook.py:157-162,
@@ -434,6 +487,11 @@ CATALOG = (
                     r"not supported with|only supports?|is only supported|requires --|requires overlap|must be used with|"
                     r"must be enabled)", 70, "SGLang feature check"),
             Pattern(r"server_args\.py|arg_groups/\w+_hook\.py|check_server_args", 25, "argument validation frame"),
+            # DeepEP csrc/deep_ep.cpp low_latency_dispatch: "x.size(0) <= num_max_dispatch_tokens_per_rank"; the
+            # cap is SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK (0.5.9 srt/environ.py:366; 0.5.23
+            # srt/environ.py:1439), so a larger graph batch (--cuda-graph-max-bs) cannot be dispatched
+            Pattern(r"Assertion error \S*deep_ep\.cpp:\d+ '.{0,120}<= ?num_max_dispatch_tokens_per_rank", 90,
+                    "DeepEP dispatch cap below the batch size"),
         ),
     ),
     RootCause(
@@ -441,6 +499,8 @@ CATALOG = (
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
+            "choose a --tp-size (or --ep-size / --dp-size with --enable-dp-attention) for which `{failed_assert}` "
+            "holds: it must divide the model's attention-head (or KV-head / expert) count",
             "fix the flag (or environment variable, e.g. a *_PORT set by the orchestrator) value named in the "
             "evidence; see sglang serve --help for its type and choices",
         ),
@@ -455,6 +515,10 @@ CATALOG = (
                     r"less than|between|in \[|one of)", 70, "value check"),
             # a string reached an integer parameter (a flag or an environment variable such as a port)
             Pattern(r"TypeError: '\w+' object cannot be interpreted as an integer", 50, "wrong value type"),
+            # The models' own checks, printed as the failing source line of a bare AssertionError, e.g. 0.5.9
+            # models/qwen2.py:122 / 0.5.23 models/qwen2.py:167 "assert self.total_num_heads % tp_size == 0" (and
+            # the kv-head / attn_tp_size / experts variants in most model files)
+            Pattern(DIVISIBILITY_ASSERT_RE, 85, "parallel size does not divide the model"),
             Pattern(r"in get_open_port|in (?:bind|get_free_port|is_port_available)\b", 25, "port setup frame"),
         ),
     ),
@@ -662,6 +726,13 @@ CAUSES = {cause.id: cause for cause in CATALOG}
 WRAPPER_RE = re.compile(
     r"Scheduler hit an exception|Initialization failed\. Please see the error messages above|"
     r"Received sigquit from a child process|scheduler is dead|scheduler died during initialization"
+)
+# Lines that mean the process (or one of its schedulers) died. A tail whose last such line comes after its last sign
+# of life (ready line, answered request, batch line) is not healthy, even when no catalogued cause matched.
+CRASH_RE = re.compile(
+    r"Traceback \(most recent call last\)|\w+ hit an exception|Received sigquit from a child process|"
+    r"scheduler is dead|scheduler died|Segmentation fault|core dumped|Fatal Python error|^Killed\s*$|"
+    r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)"
 )
 ERRORISH_RE = re.compile(
     r"\b\w*(?:Error|Exception)\b:|Traceback \(most recent call last\)|\bFAILED\b|Killed|fatal|Segmentation fault|"

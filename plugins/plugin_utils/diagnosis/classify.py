@@ -14,6 +14,8 @@ import string
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import (
     CATALOG,
     CAUSES,
+    CRASH_RE,
+    DIVISIBILITY_ASSERT_RE,
     ERRORISH_RE,
     HIGH_SCORE,
     MIN_SCORE,
@@ -29,6 +31,7 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _QUOTE_RE = re.compile(r"^(?:\s*>\s?)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HTTP_UP_RE = re.compile(r"Uvicorn running on https?://")
+_NONE_INDEX = next(index for index, cause in enumerate(CATALOG) if cause.id == "none")
 _HYBRID_CLASS_RE = re.compile(
     r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2"
 )
@@ -80,6 +83,8 @@ NUMBER_PATTERNS = (
     ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/", re.IGNORECASE),
      lambda m: int(next(g for g in m.groups() if g))),
     ("missing_module", re.compile(r"No module named '([^']+)'"), lambda m: m.group(1)),
+    ("missing_library", re.compile(r"\bld(?:\.\w+)?: cannot find (-l[\w.+-]+)"), lambda m: m.group(1)),
+    ("failed_assert", re.compile(DIVISIBILITY_ASSERT_RE), lambda m: m.group(1)),
     ("unrecognized", re.compile(r"unrecognized arguments: (.{1,200})"), lambda m: m.group(1).strip()),
     ("bad_argument", re.compile(r"argument (--[\w-]+)(?:/[-\w]+)*: (?:invalid|expected)"), lambda m: m.group(1)),
     ("bad_argument_reason", re.compile(r"argument --[\w-]+(?:/[-\w]+)*: ((?:invalid|expected).{0,200})"),
@@ -126,13 +131,13 @@ class _Compiled:
     """Every regex compiled once, with a literal index that says which can match a given line."""
 
     def __init__(self):
-        self.patterns = []  # (cause index, compiled, weight, label)
+        self.patterns = []  # (cause index, compiled, weight, label, wrapper)
         self.requires = {}  # cause index -> compiled gate
         items = []
         for c_index, cause in enumerate(CATALOG):
             for pattern in cause.patterns:
                 items.append((("p", len(self.patterns)), pattern.regex, pattern.flags))
-                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label))
+                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper))
             if cause.requires:
                 self.requires[c_index] = re.compile(cause.requires, re.IGNORECASE)
                 items.append((("r", c_index), cause.requires, re.IGNORECASE))
@@ -141,6 +146,7 @@ class _Compiled:
         for g_index, (_stage, regex) in enumerate(PROGRESS):
             items.append((("g", g_index), regex.pattern, regex.flags))
         items.append((("u", 0), _HTTP_UP_RE.pattern, 0))
+        items.append((("c", 0), CRASH_RE.pattern, CRASH_RE.flags))
         self.index = LiteralIndex(items)
 
 
@@ -148,13 +154,16 @@ _COMPILED = _Compiled()
 
 
 def _scan(lines):
-    """One pass over the lines: pattern hits per cause, numbers, start-up progress and the ready line."""
-    hits = {}  # cause index -> {label: (weight, first line index)}
+    """One pass over the lines: pattern hits per cause, numbers, start-up progress, the ready line and the last
+    sign of life / of a crash."""
+    hits = {}  # cause index -> {label: (weight, first line index, wrapper)}
     gates = set()
     numbers = {}
     order = [name for name, _regex in PROGRESS]
     reached = -1
     ready = -1
+    alive = -1
+    crash = -1
     per_line = _COMPILED.index.keys_per_line([line.lower() for line in lines])
     for index, line in enumerate(lines):
         keys = per_line[index]
@@ -162,10 +171,12 @@ def _scan(lines):
             continue
         for kind, k in sorted(keys):
             if kind == "p":
-                c_index, regex, weight, label = _COMPILED.patterns[k]
+                c_index, regex, weight, label, wrapper = _COMPILED.patterns[k]
                 best = hits.setdefault(c_index, {})
+                if c_index == _NONE_INDEX and regex.search(line):
+                    alive = index
                 if (label not in best or weight > best[label][0]) and regex.search(line):
-                    best[label] = (weight, index)
+                    best[label] = (weight, index, wrapper)
             elif kind == "r":
                 if k not in gates and _COMPILED.requires[k].search(line):
                     gates.add(k)
@@ -184,19 +195,23 @@ def _scan(lines):
                         ready = index
             elif kind == "u" and _HTTP_UP_RE.search(line):
                 ready = index
-    return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready
+            elif kind == "c" and CRASH_RE.search(line):
+                crash = index
+    return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready, alive < crash
 
 
 def _score(c_index, cause, hits, gates, reached):
+    """(score, evidence line indexes, matched only by wrapper messages)."""
     if cause.requires and c_index not in gates:
-        return 0, []
+        return 0, [], False
     ranked = sorted(hits.get(c_index, {}).items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     if not ranked:
-        return 0, []
-    score = sum(weight for _label, (weight, _line) in ranked[:2])
+        return 0, [], False
+    score = sum(weight for _label, (weight, _line, _wrapper) in ranked[:2])
     if cause.phase_bonus and reached == cause.extra.get("bonus_phase"):
         score += cause.phase_bonus
-    return min(score, 100), sorted({line for _label, (_weight, line) in ranked})
+    wrapper_only = all(wrapper for _label, (_weight, _line, wrapper) in ranked)
+    return min(score, 100), sorted({line for _label, (_weight, line, _wrapper) in ranked}), wrapper_only
 
 
 def _fill(templates, numbers, extra=None):
@@ -224,25 +239,28 @@ def _relevant_lines(lines, limit=5):
 def classify(lines):
     """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, ranking."""
     lines = [normalize(line) for line in split_lines(lines)]
-    hits, gates, numbers, reached, ready = _scan(lines)
+    hits, gates, numbers, reached, ready, crashed_last = _scan(lines)
     ranking = []
     for c_index, cause in enumerate(CATALOG):
-        score, evidence = _score(c_index, cause, hits, gates, reached)
+        score, evidence, wrapper_only = _score(c_index, cause, hits, gates, reached)
         if score <= 0:
             continue
         if cause.id != "none" and ready >= 0 and max(evidence) < ready:
             # The server came up after this: it was a warning, not the failure.
             continue
-        ranking.append((cause.id, score, evidence))
-    # Strongest first; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
+        ranking.append((cause.id, score, evidence, wrapper_only))
+    # Strongest first; a cause seen only through a wrapper message ("Capture cuda graph failed: {e}") after any
+    # specific one; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
     ranking.sort(key=lambda r: (-r[1], r[2][0]))
     failures = [r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE]
+    failures.sort(key=lambda r: r[3])
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
-        cause_id, score, evidence = failures[0]
-    elif healthy is not None:
-        cause_id, score, evidence = healthy
+        cause_id, score, evidence, _wrapper_only = failures[0]
+    elif healthy is not None and not crashed_last:
+        cause_id, score, evidence, _wrapper_only = healthy
     else:
+        # Nothing catalogued matched, or the last sign of life is followed by a crash: quote the likely lines.
         cause_id, score, evidence = "other", 0, _relevant_lines(lines)
     confidence = "high" if score >= HIGH_SCORE else "medium" if score >= MIN_SCORE else "low"
     return {

@@ -173,9 +173,13 @@ def _scan(lines):
             if kind == "p":
                 c_index, regex, weight, label, wrapper = _COMPILED.patterns[k]
                 best = hits.setdefault(c_index, {})
-                if c_index == _NONE_INDEX and regex.search(line):
+                if c_index == _NONE_INDEX:
+                    if not regex.search(line):
+                        continue
                     alive = index
-                if (label not in best or weight > best[label][0]) and regex.search(line):
+                    if label not in best:
+                        best[label] = (weight, index, wrapper)
+                elif (label not in best or weight > best[label][0]) and regex.search(line):
                     best[label] = (weight, index, wrapper)
             elif kind == "r":
                 if k not in gates and _COMPILED.requires[k].search(line):

@@ -67,3 +67,33 @@ def test_unit_warnings_only_concern_the_unit_under_test():
               "/lib/systemd/system/other.service:3: something unrelated\n")
     assert load_helper().unit_warnings(output, "/tmp/x/sglang.service", "sglang.service") == [
         output.splitlines()[0]]
+
+
+def test_wait_health_gives_up_at_once_when_the_main_process_is_gone():
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    env = {"MAINPID": str(dead.pid), "PATH": "/usr/bin:/bin"}
+    result = run("wait-health", "http://127.0.0.1:9", env=env)
+    assert result.returncode == 1
+    assert "exited before" in result.stderr
+
+
+def test_process_alive():
+    helper = load_helper()
+    import os
+    assert helper.process_alive(os.getpid())
+    assert not helper.process_alive(2 ** 22 + 1)
+
+
+def test_exec_dies_by_the_same_signal_as_the_program(tmp_path):
+    log = tmp_path / "sglang.log"
+    result = run("exec", str(log), "--", "/bin/sh", "-c", "echo before-kill; kill -KILL $$")
+    assert result.returncode == -9  # systemd records signal=KILL, as for the OOM killer
+    assert "before-kill" in log.read_text()
+
+
+def test_exec_does_not_wait_forever_for_a_leftover_holding_the_pipe(tmp_path):
+    log = tmp_path / "sglang.log"
+    result = run("exec", str(log), "--", "/bin/sh", "-c", "sleep 120 & echo last-line; exit 4")
+    assert result.returncode == 4
+    assert "last-line" in log.read_text()

@@ -84,8 +84,10 @@ class RootCause:
 
 # A model's failed divisibility check between its head / expert counts and a parallel size, as the traceback prints
 # the failing line ("assert self.total_num_heads % tp_size == 0", "assert tp_size % self.total_num_kv_heads == 0").
-_PARALLEL_TERM = r"[\w.()]*(?:heads|experts|tp_size|world_size|ep_size)[\w.()]*"
-DIVISIBILITY_ASSERT_RE = r"^\s*assert\s+(%s\s*%%\s*%s\s*==\s*0)\s*$" % (_PARALLEL_TERM, _PARALLEL_TERM)
+# One side must be a parallel size: "assert self.hidden_size % self.total_num_heads == 0" is a model-config check.
+_PARALLEL_SIZE = r"[\w.()]*(?:tp_size|world_size|ep_size|dp_size)[\w.()]*"
+DIVISIBILITY_ASSERT_RE = r"^\s*assert\s+([\w.()]+\s*%%\s*%s|%s\s*%%\s*[\w.()]+)\s*==\s*0\s*$" % (
+    _PARALLEL_SIZE, _PARALLEL_SIZE)
 
 _OOM_FRAMES_WEIGHTS = (
     r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
@@ -499,7 +501,7 @@ CATALOG = (
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
-            "choose a --tp-size (or --ep-size / --dp-size with --enable-dp-attention) for which `{failed_assert}` "
+            "choose a --tp-size (or --ep-size / --dp-size with --enable-dp-attention) for which `{failed_assert} == 0` "
             "holds: it must divide the model's attention-head (or KV-head / expert) count",
             "fix the flag (or environment variable, e.g. a *_PORT set by the orchestrator) value named in the "
             "evidence; see sglang serve --help for its type and choices",

@@ -100,13 +100,13 @@ def test_parallel_divisibility_assert_is_a_bad_parallel_size(assert_line, expres
     ]
     result = _diagnose(lines)
     assert result["root_cause"] == "invalid_argument_value"
-    assert result["numbers"]["failed_assert"] == expression + " == 0"
+    assert result["numbers"]["failed_assert"] == expression
     assert "--tp-size" in result["fix"] and expression in result["fix"]
 
 
-def test_an_unrelated_assert_is_not_a_parallel_size_problem():
-    lines = ['  File "/sgl/python/sglang/srt/layers/quantization/fp8_kernel.py", line 88, in f',
-             "    assert k % 32 == 0", "AssertionError"]
+@pytest.mark.parametrize("assert_line", ["    assert k % 32 == 0", "    assert self.hidden_size % self.total_num_heads == 0"])
+def test_an_unrelated_assert_is_not_a_parallel_size_problem(assert_line):
+    lines = ['  File "/sgl/python/sglang/srt/models/llama.py", line 88, in __init__', assert_line, "AssertionError"]
     assert classify(lines)["root_cause"] != "invalid_argument_value"
 
 

@@ -240,6 +240,20 @@ def _relevant_lines(lines, limit=5):
     return picked[-limit:]
 
 
+def _unwrap(failures):
+    """A cause seen only through a wrapper message ("Capture cuda graph failed: {e}") yields to a specific cause
+    whose evidence starts no later than the wrapper line: that is the wrapped exception (on the same line, or
+    printed before it as the chained traceback). Lines after the wrapper are the cascade (SIGKILL, peers' NCCL
+    errors) and do not displace it."""
+    if not failures or not failures[0][3]:
+        return failures
+    wrapper_line = max(failures[0][2])
+    for index, failure in enumerate(failures[1:], 1):
+        if not failure[3] and failure[2][0] <= wrapper_line:
+            return [failure] + failures[:index] + failures[index + 1:]
+    return failures
+
+
 def classify(lines):
     """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, ranking."""
     lines = [normalize(line) for line in split_lines(lines)]
@@ -253,11 +267,9 @@ def classify(lines):
             # The server came up after this: it was a warning, not the failure.
             continue
         ranking.append((cause.id, score, evidence, wrapper_only))
-    # Strongest first; a cause seen only through a wrapper message ("Capture cuda graph failed: {e}") after any
-    # specific one; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
+    # Strongest first; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
     ranking.sort(key=lambda r: (-r[1], r[2][0]))
-    failures = [r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE]
-    failures.sort(key=lambda r: r[3])
+    failures = _unwrap([r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE])
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
         cause_id, score, evidence, _wrapper_only = failures[0]

@@ -72,6 +72,20 @@ def test_capture_wrapper_yields_to_the_wrapped_cause(wrapped, cause):
     assert result["root_cause"] == cause, result["ranking"]
 
 
+def test_the_cascade_after_the_wrapper_does_not_displace_it():
+    lines = CAPTURE_TAIL + ["Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered"]
+    lines += POSSIBLE_SOLUTIONS + [
+        "[2026-01-02 10:00:04 TP1] Scheduler hit an exception: Traceback (most recent call last):",
+        "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from "
+        "[0] via c10d key-value store failed",
+        "[2026-01-02 10:00:04] Received sigquit from a child process. It usually means the child failed.",
+        "Killed",
+    ]
+    result = classify(lines)
+    assert result["root_cause"] == "cuda_graph_capture_error"
+    assert "nccl_failure" in [r["id"] for r in result["ranking"]]
+
+
 def test_jit_link_failure_names_the_missing_library():
     lines = CAPTURE_TAIL + [
         "Exception: Capture cuda graph failed: ninja exited with status 1",

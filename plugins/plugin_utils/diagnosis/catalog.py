@@ -346,14 +346,16 @@ CATALOG = (
         explanation="A kernel, attention backend or quantization scheme was built for or requires another GPU generation.",
         fix=(
             "pick a backend / quantization the GPU supports (e.g. --attention-backend flashinfer or triton on Ampere, "
-            "no FP8/NVFP4 kernels below their SM), or install a torch/sgl-kernel build with this GPU's SM",
+            "no FP8/NVFP4 kernels below their SM), or install a torch/sgl-kernel build with this GPU's SM; SGLang "
+            "itself needs compute capability 7.5 or newer (T4 / RTX 20xx and later)",
         ),
         verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
         patterns=(
             Pattern(r"no kernel image is available for execution on the device", 95, "no kernel for this SM"),
             # 0.5.9 model_executor/model_runner.py:913; 0.5.23 model_executor/model_runner_components/
             # load_model_utils.py:91
-            Pattern(r"SGLang only supports sm\d+ and above", 100, "SGLang minimum SM"),
+            # (not the quoted source line of the traceback, so the evidence is the error itself)
+            Pattern(r"(?<!\(\")SGLang only supports sm\d+ and above", 100, "SGLang minimum SM"),
             Pattern(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation", 90,
                     "torch lacks this SM"),
             # 0.5.9 server_args.py:1880,1901

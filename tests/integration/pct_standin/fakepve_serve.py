@@ -11,7 +11,7 @@ the `local` storage, and listens on a Unix socket for the faults a test injects:
     POST /hold_lock     {"vmid"}               -> another job holds the container's config lock
     POST /set_lock      {"vmid", "lock"}       -> a config lock (backup, snapshot, ...) shows in the config
     POST /version       {"version", "release"} -> the PVE version the API reports
-    POST /reset         {}                     -> undo all of the above
+    POST /reset         {}                     -> undo the faults above (failures, start errors, locks)
     GET  /state                                -> containers (config, pending, status), tasks, requests
 
 Run: python fakepve_serve.py --port 18006 --cert C --key K --control SOCK --password P --token root@pam!t=S
@@ -85,6 +85,7 @@ def control_app(pve):
         pve.failures.clear()
         for ct in pve.cts:
             ct.start_error = None
+            ct.lock = None
             pve.release(ct, 'scenario')
         return web.json_response({'ok': True})
 

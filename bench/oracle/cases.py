@@ -336,6 +336,20 @@ def _edge_cases():
                    {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 64}))
     C.append(_case("edge-gptoss120b-a6000x2", "openai__gpt-oss-120b", "RTX A6000", 2, 47.2,
                    {"mem_fraction_static": 0.88}))
+    # the remaining fatal classes: a KV pool smaller than one page, no request slot,
+    # a hybrid-SWA pool below the admission floor, and the SWA request cap
+    C.append(_case("edge-llama8b-max-total-tokens-below-page", "meta-llama__Llama-3.1-8B-Instruct",
+                   "H100-80GB", 1, 78.8, {"max_total_tokens": 8, "page_size": 16}))
+    C.append(_case("edge-llama8b-max-total-tokens-1", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
+                   78.8, {"max_total_tokens": 1}))
+    C.append(_case("edge-llama8b-max-total-tokens-3", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
+                   78.8, {"max_total_tokens": 3}))
+    C.append(_case("edge-gptoss20b-swa-ratio-tiny", "openai__gpt-oss-20b", "H100-80GB", 1, 78.8,
+                   {"swa_full_tokens_ratio": 0.00005}))
+    C.append(_case("edge-gptoss120b-swa-cap-4096", "openai__gpt-oss-120b", "H100-80GB", 1, 78.8,
+                   {"disable_radix_cache": True, "max_running_requests": 4096, "mem_fraction_static": 0.88}))
+    C.append(_case("edge-qwen3.6-mrr1-norad", "Qwen__Qwen3.6-27B", "H100-80GB", 1, 78.8,
+                   {"disable_radix_cache": True, "max_running_requests": 1, "context_length": 131072}))
     return C
 
 

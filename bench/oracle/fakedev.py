@@ -271,14 +271,15 @@ class CudaToMeta(torch.overrides.TorchFunctionMode):
     CPU torch that would raise.  Building on meta allocates nothing either way.
     """
 
-    @staticmethod
-    def _fix(value):
+    target = "meta"
+
+    def _fix(self, value):
         if isinstance(value, torch.device) and value.type == "cuda":
-            return torch.device("meta")
+            return torch.device(self.target)
         if isinstance(value, str) and value.startswith("cuda"):
-            return "meta"
+            return self.target
         if isinstance(value, int) and not isinstance(value, bool):
-            return torch.device("meta")  # a bare index means the accelerator (cuda:N)
+            return torch.device(self.target)  # a bare index means the accelerator (cuda:N)
         return value
 
     def __torch_function__(self, func, types_, args=(), kwargs=None):
@@ -287,7 +288,13 @@ class CudaToMeta(torch.overrides.TorchFunctionMode):
             kwargs["device"] = self._fix(kwargs["device"])
         name = getattr(func, "__name__", "")
         if name == "cuda":
-            return args[0].to("meta")
+            return args[0].to(self.target)
         if name == "to":
             args = tuple(a if isinstance(a, torch.Tensor) else self._fix(a) for a in args)
         return func(*args, **kwargs)
+
+
+class CudaToCpu(CudaToMeta):
+    """Like CudaToMeta, but onto the CPU: for small metadata whose values are read (``.item()``)."""
+
+    target = "cpu"

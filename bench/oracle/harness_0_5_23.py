@@ -258,10 +258,12 @@ def run_case(case: dict) -> dict:
         sizes = kvc._derive_pool_sizes(config=cfg)
         kvc.device = "meta"
         kvc._init_pools(sizes=sizes, req_to_token_pool=None, token_to_kv_pool_allocator=None)
-        # TpModelWorker.alloc_memory_pool's validation (tp_worker.py:420-425)
-        assert sizes.max_running_requests > 0, "max_running_request is zero"
+        # TpModelWorker.alloc_memory_pool's own checks (tp_worker.py:420-425), in its order
+        if not sizes.max_running_requests > 0:
+            raise hc.WorkerCheckFailed("max_running_request is zero", "sglang/srt/managers/tp_worker.py:420")
         max_req_len = min(mc.context_len - 1, sizes.max_total_num_tokens - 1)
-        assert max_req_len > 0, "Memory pool size is too small"
+        if not max_req_len > 0:
+            raise hc.WorkerCheckFailed("Memory pool size is too small", "sglang/srt/managers/tp_worker.py:425")
         result = {
             "max_total_num_tokens": sizes.max_total_num_tokens,
             "max_running_requests": sizes.max_running_requests,

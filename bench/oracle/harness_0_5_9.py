@@ -110,11 +110,13 @@ def _fake_initialize_model_parallel(tensor_model_parallel_size=1, expert_model_p
 def _meta_load_model(self, *, model_config, device_config):
     """DefaultModelLoader.load_model without reading the checkpoint: build on meta."""
     import torch
-    from sglang.srt.model_loader.loader import _initialize_model
+    from sglang.srt.model_loader.loader import _get_quantization_config, _initialize_model
     from sglang.srt.model_loader.utils import set_default_torch_dtype
 
+    # the construction lines of the real DefaultModelLoader.load_model (loader.py:667-675)
+    quant_config = _get_quantization_config(model_config, self.load_config)
     with set_default_torch_dtype(model_config.dtype), torch.device("meta"), fakedev.CudaToMeta():
-        model = _initialize_model(model_config, self.load_config)
+        model = _initialize_model(model_config, self.load_config, quant_config)
     params, buffers, seen = hc.tensor_bytes([model])
     STATE.update(params=params, buffers=buffers, seen=seen)
     resident = STATE["given"] if STATE.get("given") is not None else params + buffers
@@ -172,6 +174,15 @@ def _import_sglang():
             return orig_pool(self, total_gpu_memory)
 
     model_runner.ModelRunner.init_memory_pool = _init_memory_pool
+
+    orig_eplb = model_runner.compute_initial_expert_location_metadata
+
+    def _expert_location(*args, **kwargs):
+        # a few KB of MoE expert-location maps whose values are read: built on the CPU
+        with fakedev.CudaToCpu():
+            return orig_eplb(*args, **kwargs)
+
+    model_runner.compute_initial_expert_location_metadata = _expert_location
     # A KV-pool warm-up kernel run after allocation (reads .item()); sizes nothing.
     if hasattr(memory_pool.MHATokenToKVPool, "_init_kv_copy_and_warmup"):
         memory_pool.MHATokenToKVPool._init_kv_copy_and_warmup = lambda self: None
@@ -237,10 +248,13 @@ def run_case(case: dict) -> dict:
                                           is_draft_model=False)
         rec["resolved"] = dict(sa_before, context_length=mc.context_len)
         try:
-            ModelRunner(model_config=mc, mem_fraction_static=sa.mem_fraction_static, gpu_id=0,
-                        tp_rank=0, tp_size=sa.tp_size, moe_ep_rank=0, moe_ep_size=sa.ep_size,
-                        pp_rank=0, pp_size=sa.pp_size, nccl_port=0, server_args=sa, dp_rank=None,
-                        attn_cp_rank=0, moe_dp_rank=0, is_draft_worker=False)
+            # every tensor the runner creates on "cuda" before the cut lands on meta
+            # (model, pools, and small metadata such as the MoE expert-location maps)
+            with fakedev.CudaToMeta():
+                ModelRunner(model_config=mc, mem_fraction_static=sa.mem_fraction_static, gpu_id=0,
+                            tp_rank=0, tp_size=sa.tp_size, moe_ep_rank=0, moe_ep_size=sa.ep_size,
+                            pp_rank=0, pp_size=sa.pp_size, nccl_port=0, server_args=sa, dp_rank=None,
+                            attn_cp_rank=0, moe_dp_rank=0, is_draft_worker=False)
             raise RuntimeError("oracle: ModelRunner returned without reaching init_cublas")
         except SizingDone:
             pass
@@ -252,11 +266,13 @@ def run_case(case: dict) -> dict:
                                   "resident_bytes": STATE["resident"],
                                   "source": "given" if STATE["given"] is not None else "meta-build"}
         mr = STATE["runner"]
-        # TpModelWorker.__init__ (tp_worker.py:278-294)
-        assert mr.max_running_requests > 0, "max_running_request is zero"
         max_req_len = min(mc.context_len - 1, mr.max_token_pool_size - 1)
         max_req_input_len = max_req_len - 5
-        assert max_req_len > 0 and max_req_input_len > 0, "Memory pool size is too small"
+        # TpModelWorker.__init__'s own checks (tp_worker.py:282 and :292-294), in its order
+        if not mr.max_running_requests > 0:
+            raise hc.WorkerCheckFailed("max_running_request is zero", "sglang/srt/managers/tp_worker.py:282")
+        if not (max_req_len > 0 and max_req_input_len > 0):
+            raise hc.WorkerCheckFailed("Memory pool size is too small", "sglang/srt/managers/tp_worker.py:292")
         result = {
             "max_total_num_tokens": mr.max_total_num_tokens,
             "max_running_requests": mr.max_running_requests,

@@ -55,8 +55,12 @@ class ListHandler(logging.Handler):
         self.lines.append(f"{record.levelname} {msg}")
 
 
+ELAPSED = re.compile(r"elapsed=[0-9.]+ s")
+
+
 def trimmed(lines: list[str], limit: int = 25) -> list[str]:
-    keep = [ln[:600] for ln in lines if KEEP.search(ln)]
+    """The sizing-relevant lines, wall-clock times masked so that reruns compare equal."""
+    keep = [ELAPSED.sub("elapsed=<t> s", ln)[:600] for ln in lines if KEEP.search(ln)]
     seen, out = set(), []
     for ln in keep:
         if ln not in seen:
@@ -65,7 +69,17 @@ def trimmed(lines: list[str], limit: int = 25) -> list[str]:
     return out[:limit]
 
 
+class WorkerCheckFailed(AssertionError):
+    """One of TpModelWorker's asserts on the sized pool, applied by the harness at SGLang's line."""
+
+    def __init__(self, message: str, where: str):
+        super().__init__(message)
+        self.where = where
+
+
 def error_record(exc: BaseException) -> dict:
+    if isinstance(exc, WorkerCheckFailed):  # reported as SGLang reports it: a bare AssertionError
+        return {"type": "AssertionError", "message": str(exc), "raised_at": exc.where}
     tb = traceback.extract_tb(exc.__traceback__)
     where = None
     for fr in reversed(tb):
@@ -82,7 +96,7 @@ def error_record(exc: BaseException) -> dict:
 STUB_FAILURE = re.compile(
     r"Could not run 'aten::|Torch not compiled with CUDA|fakedev|Cannot access accelerator|"
     r"SimpleNamespace|meta tensor|on meta|FakeGroup|CUDA driver|libcuda|nvml|NVML|"
-    r"No module named|cannot import name|not compiled",
+    r"No module named|cannot import name|not compiled|not linked with support for cuda",
 )
 
 
@@ -98,7 +112,7 @@ def run_group(group: list[dict], run_case, out_path: str, timeout_s: int = 300) 
                 rec = run_case(case)
                 err = rec.get("error")
                 if err and (STUB_FAILURE.search(err["message"]) or err.get("raised_at") is None):
-                    rec["harness_error"] = "%s: %s" % (err["type"], err["message"])
+                    rec["harness_error"] = err.get("trace", "") + "%s: %s" % (err["type"], err["message"])
                     rec["error"] = None
             except BaseException as exc:  # the harness itself broke: keep the trace
                 rec = {"id": case["id"], "harness_error": traceback.format_exc()[-4000:]}

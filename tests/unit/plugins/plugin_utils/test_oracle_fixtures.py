@@ -1,0 +1,184 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Schema and provenance of the differential-oracle fixtures (tests/fixtures/oracle).
+
+The fixtures are what SGLang's own sizing code printed and returned when run on a
+CPU with the GPU queries stubbed (bench/oracle/, ``make oracle``).  These checks
+need neither torch nor the network: they pin which wheel produced each file, that
+every case is complete and self-consistent (the returned token count is the one
+SGLang logged), and that the incident rows still carry the numbers the research
+notes derived (oracle-0.5.23.md §4/§5, seed-on-0.5.9.md §3-§5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[4]
+FIXTURES = REPO / "tests" / "fixtures" / "oracle"
+MODEL_CONFIGS = REPO / "tests" / "fixtures" / "model-configs"
+WHEELS = REPO / "bench" / ".wheels"
+
+# The wheels that produced the fixtures (PyPI files; the pins of their METADATA).
+PROVENANCE = {
+    "0.5.23": {
+        "wheel_filename": "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937",
+        "transformers_version": "5.19.0",
+        "harness": "harness_0_5_23.py",
+    },
+    "0.5.9": {
+        "wheel_filename": "sglang-0.5.9-py3-none-any.whl",
+        "wheel_sha256": "8a936c4d25fea605f44254e533cff2144c73ceffbc1f8738aba393461bbb64d1",
+        "transformers_version": "4.57.1",
+        "harness": "harness_0_5_9.py",
+    },
+}
+MIN_CASES = 200
+CASE_KEYS = {"id", "model", "gpu", "pre_model_load_gib", "server_args", "env", "weights", "resolved",
+             "result", "error", "log_lines"}
+WEIGHT_KEYS = {"target_param_bytes", "target_buffer_bytes", "draft_param_bytes", "draft_buffer_bytes",
+               "resident_bytes", "source"}
+KV_LINE = re.compile(r"KV Cache is allocated\..*#tokens: (\d+)")
+MAMBA_LINE = re.compile(r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+)")
+
+
+def _load(version: str) -> dict:
+    with open(FIXTURES / f"sglang-{version}.json") as fh:
+        return json.load(fh)
+
+
+@pytest.fixture(scope="module", params=sorted(PROVENANCE))
+def fixture(request):
+    return request.param, _load(request.param)
+
+
+def _completed(cases):
+    return [c for c in cases if not c.get("harness_error") and (c["result"] or c["error"])]
+
+
+def test_provenance_names_the_pinned_wheel(fixture):
+    version, data = fixture
+    want = PROVENANCE[version]
+    assert data["sglang_version"] == version
+    assert data["wheel_filename"] == want["wheel_filename"]
+    assert data["wheel_sha256"] == want["wheel_sha256"]
+    assert data["transformers_version"] == want["transformers_version"]
+    assert data["torch_version"].startswith("2.13.0")  # the CPU build; see bench/oracle/README.md
+    assert "bench/oracle" in data["generated_by"] and want["harness"] in data["generated_by"]
+
+
+def test_recorded_sha256_matches_a_local_wheel_when_present(fixture):
+    version, data = fixture
+    wheel = WHEELS / data["wheel_filename"]
+    if not wheel.exists():
+        pytest.skip(f"{wheel} not downloaded (make oracle fetches it)")
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == data["wheel_sha256"]
+
+
+def test_enough_cases_ran_to_sglangs_own_outcome(fixture):
+    version, data = fixture
+    ids = [c["id"] for c in data["cases"]]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    done = _completed(data["cases"])
+    assert len(done) >= MIN_CASES, f"{version}: only {len(done)} cases completed"
+    # both outcomes are represented, and several fatal classes
+    assert sum(1 for c in done if c["result"]) >= 100
+    assert len({c["error"]["type"] for c in done if c["error"]}) >= 2
+
+
+def test_every_case_is_well_formed(fixture):
+    version, data = fixture
+    for case in data["cases"]:
+        cid = case["id"]
+        assert CASE_KEYS <= set(case), cid
+        assert (MODEL_CONFIGS / case["model"] / "config.json").exists(), cid
+        gpu = case["gpu"]
+        assert {"name", "memory_total_mib", "compute_capability", "count"} <= set(gpu), cid
+        assert gpu["count"] == case["server_args"].get("tp_size", 1), cid
+        assert 0 < case["pre_model_load_gib"] < gpu["memory_total_mib"] / 1024, cid
+        if case.get("harness_error"):
+            assert case["result"] is None and case["error"] is None, cid
+            continue
+        assert (case["result"] is None) != (case["error"] is None), cid
+        if case["error"]:
+            assert case["error"]["type"] and case["error"]["message"], cid
+        else:
+            res = case["result"]
+            assert res["max_total_num_tokens"] > 0 and res["max_running_requests"] > 0, cid
+            assert res["context_len"] > 0, cid
+        if case["weights"] is not None:
+            w = case["weights"]
+            assert WEIGHT_KEYS <= set(w), cid
+            if w["source"] == "meta-build":
+                counted = sum(w[k] for k in WEIGHT_KEYS - {"resident_bytes", "source"})
+                assert w["resident_bytes"] == counted, cid
+            if version == "0.5.9":  # the draft is built after the target's pools in 0.5.9
+                assert w["draft_param_bytes"] == 0, cid
+
+
+def test_results_are_the_numbers_sglang_logged(fixture):
+    """The returned sizes equal SGLang's own "KV/Mamba Cache is allocated" lines."""
+    _, data = fixture
+    checked = 0
+    for case in _completed(data["cases"]):
+        if not case["result"]:
+            continue
+        res = case["result"]
+        kv = [int(m.group(1)) for ln in case["log_lines"] for m in [KV_LINE.search(ln)] if m]
+        if kv:
+            # hybrid SWA logs the full pool first; page-aligned pools log the same count
+            assert res["max_total_num_tokens"] in kv or res.get("swa_max_total_num_tokens") in kv, case["id"]
+            checked += 1
+        mamba = [int(m.group(1)) for ln in case["log_lines"] for m in [MAMBA_LINE.search(ln)] if m]
+        if mamba:
+            assert res["max_mamba_cache_size"] == mamba[0], case["id"]
+    assert checked >= 50
+
+
+def _expected_cases(data):
+    return [c for c in data["cases"] if "notes_expect" in c]
+
+
+@pytest.mark.parametrize("version,count", [("0.5.23", 20), ("0.5.9", 40)])
+def test_incident_rows_are_present(version, count):
+    assert len(_expected_cases(_load(version))) >= count
+
+
+def test_incident_rows_reproduce_the_research_notes(fixture):
+    version, data = fixture
+    for case in _expected_cases(data):
+        exp, cid = case["notes_expect"], case["id"]
+        assert not case.get("harness_error"), cid
+        if "error_type" in exp:
+            assert case["error"] is not None, f"{cid}: expected {exp['error_type']}, got {case['result']}"
+            assert case["error"]["type"] == exp["error_type"], cid
+            assert exp["error_contains"] in case["error"]["message"], cid
+        else:
+            assert case["result"] is not None, f"{cid}: {case['error']}"
+            for key in ("max_total_num_tokens", "max_mamba_cache_size", "max_running_requests"):
+                if key in exp:
+                    assert case["result"][key] == exp[key], (cid, key)
+        if "mem_fraction_static" in exp:
+            assert case["resolved"]["mem_fraction_static"] == pytest.approx(exp["mem_fraction_static"],
+                                                                           abs=5e-4), cid
+
+
+def test_the_incident_itself(fixture):
+    """The seed command: 0.5.23 starts with ~204k tokens and 8 requests; 0.5.9 fails in the target."""
+    version, data = fixture
+    by_id = {c["id"]: c for c in data["cases"]}
+    if version == "0.5.23":
+        res = by_id["incident-0523-base"]["result"]
+        assert (res["max_total_num_tokens"], res["max_mamba_cache_size"], res["max_running_requests"]) == \
+            (204134, 40, 8)
+        assert by_id["incident-0523-base"]["weights"]["source"] == "meta-build"
+    else:
+        for cid in ("incident-059-attempt1", "incident-059-attempt2", "incident-059-attempt3"):
+            err = by_id[cid]["error"]
+            assert err["type"] == "RuntimeError" and err["message"].startswith("Not enough memory."), cid
+        assert by_id["incident-059-mrr32-pre47.3-wseed"]["result"]["max_total_num_tokens"] == 106655

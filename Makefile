@@ -70,6 +70,8 @@ lint: venv link
 SANITY_DIR := $(CURDIR)/.build/sanity/ansible_collections/llmops/sglang
 sanity: venv link
 	rm -rf $(SANITY_DIR) && mkdir -p $(SANITY_DIR)
+	@# Modules that reuse community.proxmox's connection code need that collection beside ours.
+	ln -sfn $(VENV)/lib/python3.12/site-packages/ansible_collections/community $(dir $(SANITY_DIR))../community
 	git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' \
 	  | tar -cf - -T - | tar -xf - -C $(SANITY_DIR)
 	cd $(SANITY_DIR) && git init -q && git add -A && ansible-test sanity --local --python 3.12 --color no

@@ -64,9 +64,11 @@ options:
     default: true
 attributes:
   check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
     details: Only reads; in check mode it still polls, since polling changes nothing.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - The module never changes the unit; it only reads C(systemctl show -p ActiveState,SubState,MainPID,Result,ExecMainStatus).
@@ -115,12 +117,11 @@ last_error:
 """
 
 import json
-import ssl
 import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-from ansible.module_utils.six.moves.urllib.request import Request, urlopen
+from ansible.module_utils.urls import open_url
 
 _SHOW_PROPERTIES = ("ActiveState", "SubState", "MainPID", "Result", "ExecMainStatus", "ExecMainCode",
                     "NRestarts", "InvocationID")
@@ -159,29 +160,26 @@ def model_matches(info, expected):
 
 
 class Http:
-    """Tiny JSON-over-HTTP client on urllib."""
+    """Tiny JSON-over-HTTP client on ansible's open_url."""
 
     def __init__(self, base_url, api_key, request_timeout, validate_certs):
         self.base = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = request_timeout
-        self.context = None if validate_certs else ssl._create_unverified_context()
+        self.validate_certs = validate_certs
 
     def call(self, path, payload=None, auth=True, timeout=None):
         """(status, parsed JSON or text or None); status 0 with the error text when unreachable."""
         headers = {"Accept": "application/json"}
         data = None
         if payload is not None:
-            data = json.dumps(payload).encode("utf-8")
+            data = json.dumps(payload)
             headers["Content-Type"] = "application/json"
         if auth and self.api_key:
             headers["Authorization"] = "Bearer %s" % self.api_key
-        request = Request(self.base + path, data=data, headers=headers)
         try:
-            kwargs = {"timeout": timeout or self.timeout}
-            if self.context is not None:
-                kwargs["context"] = self.context
-            response = urlopen(request, **kwargs)
+            response = open_url(self.base + path, data=data, headers=headers, method="POST" if data else "GET",
+                                timeout=timeout or self.timeout, validate_certs=self.validate_certs)
             body = response.read().decode("utf-8", "replace")
             status = response.getcode()
         except HTTPError as exc:

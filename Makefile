@@ -101,8 +101,8 @@ test: units lint sanity build docs integration molecule
 test-full: test
 	cd extensions && molecule test -s default
 
-demo: venv link
-	bash scripts/demo.sh
+demo: bootstrap
+	$(PY) scripts/demo.py
 
 catalogs: venv
 	$(PY) scripts/gen_flag_catalog.py 0.5.9 0.5.23

@@ -1,0 +1,181 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The stand-ins that let deploy.yml run end to end on a machine without Proxmox or a GPU.
+
+What stands for what (nothing here is presented as the real thing):
+
+- **Proxmox VE API**: fakepve (tests/integration/pct_standin/fakepve_serve.py), which validates every request
+  against the real PVE API schema, with permission checks on, over TLS on 127.0.0.1. The role verifies its
+  certificate (``proxmox_lxc_ca_path``): TLS verification stays on.
+- **The Proxmox node**: the machine's own sshd on 127.0.0.1 in a private mount namespace
+  (pct_standin/fakenode.py) where ``nvidia-smi``, ``/proc/driver/nvidia`` and ``/dev/nvidia*`` describe the
+  incident's 2x RTX A6000 (declared, not real) and ``pct`` is a stand-in that acts on fakepve as root@pam.
+- **LXC container 129**: a podman container with systemd as PID 1 (image localhost/debian-systemd:bookworm);
+  ``pct exec 129 -- ...`` on the fake node runs ``podman exec`` in it. Ansible reaches it through the
+  production connection path, community.proxmox.proxmox_pct_remote: SSH to the node, then ``pct exec``.
+
+Usage: python demo_env.py up|down [--state DIR]   (root; podman and the image must exist: `make bootstrap`)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+STANDIN = os.path.join(HERE, "pct_standin")
+DEFAULT_STATE = os.path.join(REPO, ".build", "demo")
+API_PORT = 18106
+SSH_PORT = 18122
+VMID = 129
+CONTAINER = "llmops-demo-ct129"
+HOSTNAME = "sglang-qwen36"
+IMAGE = "localhost/debian-systemd:bookworm"
+TEMPLATE = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
+
+# The incident's node: 2x RTX A6000 (49140 MiB each, SM 8.6). Declared, since no GPU exists here.
+NODE = {
+    # Debian bookworm's packaged driver, so that the userspace stage installs the exact match for real.
+    "driver_version": "535.261.03",
+    "uvm_major": 508,
+    "caps_major": 511,
+    "caps": [],
+    "uvm_present": False,
+    "gpus": [
+        {"index": 0, "minor": 0, "uuid": "GPU-83f78936-a6e1-3cb8-b6ab-41dd1af7bbd9", "name": "NVIDIA RTX A6000",
+         "pci_bus_id": "00000000:41:00.0", "memory_total_mib": 49140, "memory_used_mib": 0, "compute_cap": "8.6"},
+        {"index": 1, "minor": 1, "uuid": "GPU-0c67f372-5dab-cffc-3384-39877429a610", "name": "NVIDIA RTX A6000",
+         "pci_bus_id": "00000000:CA:00.0", "memory_total_mib": 49140, "memory_used_mib": 0, "compute_cap": "8.6"},
+    ],
+}
+
+
+def _run(*argv, check=True, **kwargs):
+    return subprocess.run(list(argv), check=check, text=True, capture_output=True, **kwargs)
+
+
+def _wait_port(port, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout:.0f} s")
+
+
+def _spawn(state, name, argv, env=None):
+    log = open(os.path.join(state, f"{name}.log"), "w")  # pylint: disable=consider-using-with
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            cwd=state, env=env, start_new_session=True)
+    with open(os.path.join(state, f"{name}.pid"), "w") as handle:
+        handle.write(str(proc.pid))
+
+
+def _write_json(path, data):
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+        json.dump(data, handle, indent=2)
+
+
+def up(state):
+    """Start fakepve, the fake node and the container; write the settings the demo inventory reads."""
+    down(state)
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    _run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "2", "-subj", "/CN=fakepve", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-keyout", os.path.join(state, "fakepve.key"), "-out", os.path.join(state, "fakepve.crt"))
+    _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "llmops-demo", "-f", os.path.join(state, "id_ed25519"))
+    password = secrets.token_urlsafe(18)
+    settings = {
+        "state": state,
+        "api_port": API_PORT,
+        "ssh_port": SSH_PORT,
+        "vmid": VMID,
+        "container": CONTAINER,
+        "hostname": HOSTNAME,
+        "template": TEMPLATE,
+        "ca_path": os.path.join(state, "fakepve.crt"),
+        "private_key": os.path.join(state, "id_ed25519"),
+        "known_hosts": os.path.join(state, "known_hosts"),
+        "root_password": password,
+        "node": NODE,
+    }
+    _write_json(os.path.join(state, "settings.json"), settings)
+    _write_json(os.path.join(state, "node.json"), NODE)
+    _write_json(os.path.join(state, "pct.json"), {
+        "log": os.path.join(state, "pct.log"),
+        "scratch": os.path.join(state, "ct"),
+        "api": {"url": f"https://127.0.0.1:{API_PORT}", "node": "pve1", "user": "root@pam", "password": password,
+                "cafile": settings["ca_path"]},
+        "podman": {str(VMID): CONTAINER},
+    })
+
+    # The container that PVE would create from the template: booted first, so that `pct exec` has a target.
+    _run("podman", "rm", "-f", CONTAINER, check=False)
+    _run("podman", "run", "-d", "--name", CONTAINER, "--hostname", HOSTNAME, "--systemd=always",
+         IMAGE, "/sbin/init")
+    deadline = time.monotonic() + 60
+    while True:
+        status = _run("podman", "exec", CONTAINER, "systemctl", "is-system-running", check=False).stdout.strip()
+        if status in ("running", "degraded"):
+            break
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"systemd in {CONTAINER} did not come up: {status}")
+        time.sleep(0.5)
+
+    env = dict(os.environ, ROOT_PASSWORD=password)
+    _spawn(state, "fakepve", [sys.executable, os.path.join(STANDIN, "fakepve_serve.py"), "--port", str(API_PORT),
+                              "--cert", "fakepve.crt", "--key", "fakepve.key", "--control", "fakepve.sock",
+                              "--password", password, "--template", TEMPLATE], env=env)
+    _spawn(state, "fakenode", ["/usr/bin/python3", os.path.join(STANDIN, "fakenode.py"), "start",
+                               "--state", os.path.join(state, "node"), "--port", str(SSH_PORT),
+                               "--authorized-key", "id_ed25519.pub", "--node-data", "node.json",
+                               "--pct-config", "pct.json"])
+    _wait_port(API_PORT)
+    _wait_port(SSH_PORT)
+    with open(os.path.join(state, "node", "ssh", "ssh_host_ed25519_key.pub")) as handle:
+        key = " ".join(handle.read().split()[:2])
+    with open(settings["known_hosts"], "w") as handle:
+        handle.write(f"[127.0.0.1]:{SSH_PORT} {key}\n")
+    return settings
+
+
+def down(state):
+    """Stop what `up` started, by PID and by container name."""
+    for name in ("fakenode", "fakepve"):
+        pidfile = os.path.join(state, f"{name}.pid")
+        if not os.path.exists(pidfile):
+            continue
+        with open(pidfile) as handle:
+            pid = int(handle.read().strip() or 0)
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+        os.unlink(pidfile)
+    _run("podman", "rm", "-f", "-t", "2", CONTAINER, check=False)
+    if os.path.isdir(state):
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=["up", "down"])
+    parser.add_argument("--state", default=DEFAULT_STATE)
+    args = parser.parse_args()
+    if args.action == "up":
+        print(json.dumps({k: v for k, v in up(args.state).items() if k != "root_password"}, indent=2))
+    else:
+        down(args.state)
+
+
+if __name__ == "__main__":
+    main()

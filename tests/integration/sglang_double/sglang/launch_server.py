@@ -100,7 +100,8 @@ def main(argv):
     if mode == "silent_death":
         os._exit(1)
     args = parse_args(argv)
-    if mode == "replay":
+    unless = os.environ.get("SGLANG_DOUBLE_REPLAY_UNLESS")
+    if mode == "replay" and not (unless and unless in argv):
         for line in fixture_lines("SGLANG_DOUBLE_REPLAY"):
             print(line, flush=True)
         return 1

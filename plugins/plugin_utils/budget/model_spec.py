@@ -63,6 +63,9 @@ class QuantSpec:
     per_module: Dict[str, str] = field(default_factory=dict)   # modelopt MIXED_PRECISION: "<layer>.<suffix>" -> algo
     kv_cache_fp8: bool = False            # checkpoint declares FP8 KV (kv_cache_quant_algo)
     desc_act: bool = False
+    # config.json's quantization_config says quant_method "modelopt": its quant_algo (SGLang reads this file
+    # before hf_quant_config.json, and 0.5.9 maps plain "modelopt" to ModelOptFp8Config)
+    modelopt_config_algo: Optional[str] = None
 
     def algo_for(self, layer: Optional[int], name: str) -> Optional[str]:
         """The storage format of one linear module (``None`` = model dtype)."""
@@ -228,6 +231,13 @@ def _rope_cache(text_cfg: Dict[str, Any], rotary_dim: int, max_pos: int) -> int:
 
 def _quant(cfg: Dict[str, Any], text: Dict[str, Any], hf_quant: Optional[Dict[str, Any]]) -> QuantSpec:
     qc = cfg.get("quantization_config") or text.get("quantization_config")
+    spec = _quant_storage(qc, hf_quant)
+    if isinstance(qc, dict) and str(qc.get("quant_method") or "").lower() == "modelopt":
+        spec.modelopt_config_algo = str(qc.get("quant_algo") or "").upper()
+    return spec
+
+
+def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, Any]]) -> QuantSpec:
     if hf_quant and isinstance(hf_quant.get("quantization"), dict):
         q = hf_quant["quantization"]
         algo = str(q.get("quant_algo") or "").upper()

@@ -90,7 +90,7 @@ CASES_PER_MODEL = 11
 
 
 def gpu_block(gpu: str, count: int) -> dict:
-    name, mib, cc, _ = GPUS[gpu]
+    name, mib, cc = GPUS[gpu][:3]
     return {"name": gpu, "smi_name": name, "memory_total_mib": mib,
             "compute_capability": "%d.%d" % cc, "count": count}
 

@@ -49,7 +49,7 @@ def _import_sglang():
     from sglang.srt.runtime_context import override_platform
 
     override_platform(has_flashinfer=True).install()
-    import sglang.srt.mem_cache.memory_pool as memory_pool
+    from sglang.srt.mem_cache import memory_pool
     from sglang.srt.configs.model_config import AttentionArch, ModelConfig  # noqa: F401
     from sglang.srt.distributed import bootstrap  # noqa: F401
     from sglang.srt.mem_cache import kv_cache_dtype  # noqa: F401

@@ -127,8 +127,8 @@ def _meta_load_model(self, *, model_config, device_config):
 
 def _import_sglang():
     import torch  # noqa: F401
-    import sglang.srt.mem_cache.memory_pool as memory_pool
-    import sglang.srt.model_executor.model_runner as model_runner
+    from sglang.srt.mem_cache import memory_pool
+    from sglang.srt.model_executor import model_runner
     from sglang.srt.model_loader import loader
     from sglang.srt.server_args import prepare_server_args  # noqa: F401
     from sglang.srt.configs.model_config import ModelConfig  # noqa: F401
@@ -189,7 +189,9 @@ def _import_sglang():
 
 
 def _resolved(sa, mc) -> dict:
-    g = lambda n: getattr(sa, n, None)  # noqa: E731
+    def g(name):
+        return getattr(sa, name, None)
+
     return {
         "mem_fraction_static": g("mem_fraction_static"),
         "chunked_prefill_size": g("chunked_prefill_size"),

@@ -128,7 +128,7 @@ def run_group(group: list[dict], run_case, out_path: str, timeout_s: int = 300) 
                 if not b:
                     break
                 chunks.append(b)
-        _, status = os.waitpid(pid, 0)
+        status = os.waitpid(pid, 0)[1]
         if chunks:
             rec = json.loads(b"".join(chunks))
         else:

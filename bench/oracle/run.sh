@@ -20,10 +20,10 @@ for V in $VERSIONS; do
         # CPU torch only: the CUDA builds sglang pins are several GB and useless here.
         "$VENV/bin/pip" install -q -r "bench/oracle/requirements-$V.txt"
     fi
-    WHEEL="$(ls bench/.wheels/sglang-"$V"-*.whl 2>/dev/null | head -n1 || true)"
+    WHEEL="$(find bench/.wheels -maxdepth 1 -name "sglang-$V-*.whl" | head -n1)"
     if [ -z "$WHEEL" ]; then
         "$VENV/bin/pip" download -q --no-deps "sglang==$V" -d bench/.wheels
-        WHEEL="$(ls bench/.wheels/sglang-"$V"-*.whl | head -n1)"
+        WHEEL="$(find bench/.wheels -maxdepth 1 -name "sglang-$V-*.whl" | head -n1)"
     fi
     if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('sglang') != '$V')" 2>/dev/null; then
         "$VENV/bin/pip" install -q --no-deps "$WHEEL"

@@ -123,7 +123,7 @@ def test_every_case_is_well_formed(fixture):
 
 def test_results_are_the_numbers_sglang_logged(fixture):
     """The returned sizes equal SGLang's own "KV/Mamba Cache is allocated" lines."""
-    _, data = fixture
+    data = fixture[1]
     checked = 0
     for case in _completed(data["cases"]):
         if not case["result"]:
@@ -164,8 +164,8 @@ def test_incident_rows_reproduce_the_research_notes(fixture):
                 if key in exp:
                     assert case["result"][key] == exp[key], (cid, key)
         if "mem_fraction_static" in exp:
-            assert case["resolved"]["mem_fraction_static"] == pytest.approx(exp["mem_fraction_static"],
-                                                                           abs=5e-4), cid
+            want = pytest.approx(exp["mem_fraction_static"], abs=5e-4)
+            assert case["resolved"]["mem_fraction_static"] == want, cid
 
 
 def test_the_incident_itself(fixture):

@@ -237,7 +237,12 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     graph_bs = _decode_graph_bs(max_bs, spec_on, version)
     prefill_sizes = 0
     if not v059 and not prefill_graph_off:
-        prefill_max = int(args.get("cuda_graph_max_bs_prefill") or (min(8192, chunk) if spec.is_mla else chunk))
+        prefill_max = args.get("cuda_graph_max_bs_prefill")
+        if not prefill_max:
+            prefill_max = min(8192, chunk) if spec.is_mla else chunk
+            if args.get("max_total_tokens") is not None:  # memory_hook.py: the default is capped by max_total_tokens
+                prefill_max = min(prefill_max, int(args["max_total_tokens"]))
+        prefill_max = int(prefill_max)
         prefill_sizes = _prefill_graph_count(prefill_max)
 
     mfs_default = mfs_user is None

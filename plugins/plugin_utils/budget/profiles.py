@@ -738,7 +738,8 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     if max_running <= 0:
         raise StartupError("AssertionError", MSG_REQS_ZERO, "kv_pool_too_small")
     max_req_len = min(r.context_len - 1, tokens - 1)
-    if max_req_len <= 0 or max_req_len - 5 <= 0:
+    # 0.5.9 tp_worker asserts max_req_len > 0 and max_req_input_len = max_req_len - 5 > 0; 0.5.23 only the first
+    if max_req_len <= 0 or (r.version == "0.5.9" and max_req_len - 5 <= 0):
         raise StartupError("AssertionError", MSG_POOL_SMALL, "kv_pool_too_small")
     kv_gib = tokens * cell_b / GIB
     return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=K,

@@ -37,7 +37,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        _, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         try:
             model = self._load_model(args["model"], args["model_location"], task_vars)
             gpus = preflight.normalize_gpus(args["gpus"], args["gpu_indices"])

@@ -17,7 +17,7 @@ description:
     memory in MiB, the driver version and the compute capability, plus the compute processes that hold
     memory on it.
   - The result feeds M(llmops.sglang.sglang_memory_budget), which budgets against the real free memory,
-    and the O(llmops.sglang.sglang_service) role, which refuses to start while another process holds GPU memory.
+    and the C(llmops.sglang.sglang_service) role, which refuses to start while another process holds GPU memory.
   - Read-only; supports check mode.
 author:
   - llmops.sglang maintainers (@llmops-sglang)
@@ -39,8 +39,10 @@ options:
     default: true
 attributes:
   check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - Drivers older than 510 cannot report the compute capability; it is then returned as V(null).
@@ -86,7 +88,7 @@ gpus:
     memory_used_mib: {description: Used memory in MiB., type: int}
     memory_free_mib: {description: Free memory in MiB., type: int}
     driver_version: {description: Driver version., type: str}
-    compute_capability: {description: Compute capability such as C(8.6), or null on old drivers., type: str}
+    compute_capability: {description: "Compute capability such as C(8.6); null on old drivers.", type: str}
     processes: {description: Compute processes on this GPU (same keys as RV(processes))., type: list, elements: dict}
 processes:
   description: Compute processes holding GPU memory.
@@ -96,7 +98,7 @@ processes:
   contains:
     pid: {description: Process id (in the namespace nvidia-smi runs in)., type: int}
     process_name: {description: Process name or command., type: str}
-    used_memory_mib: {description: GPU memory held, MiB., type: int}
+    used_memory_mib: {description: "GPU memory held, in MiB.", type: int}
     gpu_uuid: {description: UUID of the GPU the memory is on., type: str}
 msg:
   description: Why no GPU was found, when RV(available) is false.

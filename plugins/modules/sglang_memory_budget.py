@@ -84,10 +84,13 @@ options:
     choices: [error, warning, never]
 attributes:
   check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   action:
+    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
 notes:
   - A bad input (malformed C(config.json), unknown architecture, a TP size that does not divide the heads,
@@ -149,12 +152,17 @@ error:
   returned: always
   type: dict
 warnings:
-  description: Startup warnings that degrade service (capped max_running_requests, KV pool below one context, TP imbalance, low headroom).
+  description:
+    - Startup warnings that quietly degrade service, as text (capped max_running_requests, KV pool below one
+      context, TP imbalance, low headroom). The structured list is RV(sglang_warnings).
   returned: always
   type: list
-  elements: dict
+  elements: str
 budget:
-  description: Per GPU (total, free at start, weights, draft, mamba pool, KV pool, headroom) and totals (max_total_num_tokens, max_running_requests, mamba_slots, context_len, mem_fraction_static, min_viable_mem_fraction_static).
+  description:
+    - Per GPU, in GiB, total, free at start, weights, draft, mamba pool, KV pool and headroom.
+    - Totals, C(max_total_num_tokens), C(max_running_requests), C(mamba_slots), C(context_len),
+      C(mem_fraction_static), C(min_viable_mem_fraction_static).
   returned: always
   type: dict
 fixes:
@@ -162,6 +170,21 @@ fixes:
   returned: always
   type: list
   elements: dict
+sglang_warnings:
+  description: The warnings with their stable ids (C(id), C(message)), including the engine's stated assumptions.
+  returned: always
+  type: list
+  elements: dict
+assumptions:
+  description: What the engine assumed for inputs it was not given (for example free memory of declared GPUs).
+  returned: always
+  type: list
+  elements: str
+fixes_cli:
+  description: RV(fixes) as command-line flag changes with their outcome, one line each.
+  returned: always
+  type: list
+  elements: str
 resolved_args:
   description: The server arguments as that SGLang release resolves them (defaults filled in).
   returned: always

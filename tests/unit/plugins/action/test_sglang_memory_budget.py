@@ -53,12 +53,15 @@ def test_incident_on_0_5_9_fails_with_the_root_cause_and_a_concurrency_fix():
 
 
 def test_incident_on_0_5_23_starts_capped_and_only_warns():
-    result = budget(sglang_version="0.5.23", fail_on="error")
+    # The baseline SGLang measured in oracle-0.5.23.md (47.3 GiB free after CUDA context and NCCL).
+    measured = dict(A6000, pre_model_load_gib=47.3)
+    result = budget(sglang_version="0.5.23", fail_on="error", gpus=[measured, measured])
     assert not result.get("failed")
     assert result["verdict"] == "degraded"
     assert result["budget"]["totals"]["max_running_requests"] == 8
+    assert result["budget"]["totals"]["max_total_num_tokens"] == pytest.approx(204134, rel=0.01)
     assert any("capped to 8" in w for w in result["warnings"])
-    assert budget(sglang_version="0.5.23", fail_on="warning")["failed"] is True
+    assert budget(sglang_version="0.5.23", fail_on="warning", gpus=[measured, measured])["failed"] is True
 
 
 def test_inline_config_and_registered_gpu_facts():

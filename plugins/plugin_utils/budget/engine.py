@@ -23,7 +23,8 @@ from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
                        resolve_args, runtime_needs, size_pools)
-from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header)
+from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header,
+                      rope_reserve_rows)
 
 __all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "CONTEXT_OVERHEAD_GIB",
            "NCCL_OVERHEAD_GIB"]
@@ -135,7 +136,8 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
 
 
 def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
-             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, version: str) -> WeightBreakdown:
+             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, version: str,
+             rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
     if override:
         return WeightBreakdown(
             target_param_bytes=int(override.get("target_param_bytes", 0)),
@@ -144,10 +146,11 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
             draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
             draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
             checkpoint_total_bytes=total)
-    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, version)
+    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, version, rope_reserve)
     wb = _WEIGHT_CACHE.get(key)
     if wb is None:
-        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, version=version)
+        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, version=version,
+                             rope_reserve=rope_reserve)
         if len(_WEIGHT_CACHE) > 4096:
             _WEIGHT_CACHE.clear()
         _WEIGHT_CACHE[key] = wb
@@ -292,7 +295,7 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
     wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),
-                  version)
+                  version, rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env))
     offload = float(args.get("cpu_offload_gb") or 0)
     if offload > 0:  # utils/offloader.py: parameters up to cpu_offload_gb * 1024**3 bytes stay in host memory
         wb = replace(wb, target_param_bytes=max(0, wb.target_param_bytes - int(offload * GIB)))

@@ -362,13 +362,52 @@ def linears_bytes(rows: List[Linear], spec: ModelSpec) -> int:
     return int(sum(_linear_bytes(r, spec) for r in rows))
 
 
-def rope_cache_bytes(spec: ModelSpec) -> int:
-    """The fp32 ``cos_sin_cache`` (rows x rotary_dim) allocated when the model is constructed.
+VISION_ROPE_ROWS = 8192  # models/qwen3_vl.py: the ViT's get_rope(max_position=8192, rotary_dim=head_dim // 2)
+
+
+def rope_reserve_rows(context_len: int, spec_steps: Optional[int], spec_draft_tokens: Optional[int],
+                      env: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
+    """(reserve, align) of ``reserve_rope_cache_for_long_sequences`` (utils/common.py, both versions), which
+    ``ModelRunner.load_model`` runs before the pools are sized: context + steps x draft tokens x
+    SGLANG_SPEC_EXPANSION_SAFETY_FACTOR (2) + SGLANG_ROPE_CACHE_SAFETY_MARGIN (256), aligned up to
+    SGLANG_ROPE_CACHE_ALIGN (128)."""
+    env = env or {}
+    factor = int(env.get("SGLANG_SPEC_EXPANSION_SAFETY_FACTOR", 2))
+    margin = int(env.get("SGLANG_ROPE_CACHE_SAFETY_MARGIN", 256))
+    align = max(1, int(env.get("SGLANG_ROPE_CACHE_ALIGN", 128)))
+    reserve = context_len + int(spec_steps or 0) * int(spec_draft_tokens or 0) * factor + margin
+    return (reserve + align - 1) // align * align, align
+
+
+def _rope_rows(built: int, reserve: Optional[Tuple[int, int]]) -> int:
+    """Rows of one ``cos_sin_cache`` after ``RotaryEmbedding._ensure_cos_sin_cache_length(reserve - 1)``: a cache
+    shorter than the reserve is replaced by a longer one (the old tensor is freed, and
+    ``get_available_gpu_memory`` empties torch's cache before the pool is sized)."""
+    if not reserve:
+        return built
+    rows, align = reserve
+    needed = rows - 1
+    return built if needed < built else (needed + align) // align * align
+
+
+def rope_cache_bytes(spec: ModelSpec, reserve: Optional[Tuple[int, int]] = None) -> int:
+    """The fp32 ``cos_sin_cache`` buffers (rows x rotary_dim) resident when the pool is sized: the text model's
+    (one per process: ``_ROPE_DICT`` shares it) and, for Qwen3-VL-style vision towers, the ViT's; both grown
+    to ``reserve`` rows (``rope_reserve_rows``) when that is longer than what construction built.
 
     Nemotron-H attention layers carry no rotary embedding (``models/nemotron_h.py`` builds none)."""
-    if spec.family == "mamba2":
-        return 0
-    return spec.rope_cache_len * spec.rotary_dim * 4
+    return sum(_rope_rows(rows, reserve) * row_bytes for rows, row_bytes in rope_caches(spec))
+
+
+def rope_caches(spec: ModelSpec) -> List[Tuple[int, int]]:
+    """(rows as constructed, bytes per row) of each distinct RoPE ``cos_sin_cache`` the model builds."""
+    caches = []
+    if spec.family != "mamba2":
+        caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
+    if spec.vision:
+        head_dim = int(spec.vision.get("hidden_size", 1152)) // int(spec.vision.get("num_heads", 16))
+        caches.append((VISION_ROPE_ROWS, head_dim // 2 * 4))
+    return caches
 
 
 def mla_absorbed_bytes(spec: ModelSpec, tp: int) -> int:
@@ -410,11 +449,13 @@ class WeightBreakdown:
 
 def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
                     source: str = "shapes", attn_tp: Optional[int] = None,
-                    dp_lm_head: bool = False, version: Optional[str] = None) -> WeightBreakdown:
+                    dp_lm_head: bool = False, version: Optional[str] = None,
+                    rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
     """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE).
 
     ``version`` matters for one detail: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the model dtype,
-    0.5.23 (and Qwen3-Next in both) in float32."""
+    0.5.23 (and Qwen3-Next in both) in float32. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE pre-expansion
+    of ``load_model``; without it the caches keep their constructed length."""
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
     if version == "0.5.9" and spec.architecture.startswith("Qwen3_5"):
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
@@ -436,7 +477,7 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
             scale = checkpoint_total / shape_total
             target = int(target * scale)
             draft = int((draft - embed_head) * scale) + embed_head if draft_rows else 0
-    buffers = rope_cache_bytes(spec) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
+    buffers = rope_cache_bytes(spec, rope_reserve) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
     return WeightBreakdown(target_param_bytes=target, target_buffer_bytes=buffers, draft_param_bytes=draft,
                            draft_buffer_bytes=0, draft_embed_head_bytes=embed_head, source=source,
                            checkpoint_total_bytes=checkpoint_total)

@@ -453,8 +453,9 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
                     rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
     """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE).
 
-    ``version`` matters for one detail: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the model dtype,
-    0.5.23 (and Qwen3-Next in both) in float32. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE pre-expansion
+    ``version`` matters for details of the classes: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the
+    model dtype, 0.5.23 (and Qwen3-Next in both) in float32; 0.5.9's Glm4MoeGate is in the model dtype and its
+    Nemotron-H router in float32, 0.5.23 the other way round. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE pre-expansion
     of ``load_model``; without it the caches keep their constructed length."""
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
     if version == "0.5.9" and spec.architecture.startswith("Qwen3_5"):
@@ -464,6 +465,10 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
         # 0.5.9's Glm4MoeGate weight is in the model dtype; 0.5.23 made it float32
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
         target -= glm_gate_fix * sum(1 for layer in spec.layers if layer[1] == "moe")
+    if version == "0.5.9" and spec.architecture == "NemotronHForCausalLM":
+        # 0.5.9's NemotronHMoE router is ReplicatedLinear(params_dtype=torch.float32); 0.5.23 keeps the model dtype
+        target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * \
+            sum(1 for layer in spec.layers if layer[1] == "moe")
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec) - (glm_gate_fix if draft_rows and spec.num_experts else 0)
     embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) \

@@ -10,7 +10,8 @@ layers are copied to every rank, MoE experts are split over TP/EP, GDN ``A_log``
 checkpoint's total is known, the per-GPU figure is the shape split scaled to that total.
 
 Buffers resident when the pool is sized: the fp32 RoPE ``cos_sin_cache`` (``cache_len x rotary_dim x 4``,
-one per process because ``_ROPE_DICT`` is shared), and for MLA the absorbed ``w_kc``/``w_vc`` copies that
+one per process because ``_ROPE_DICT`` is shared; the ViT's too; both as grown by load_model's pre-expansion),
+and for MLA the absorbed ``w_kc``/``w_vc`` copies that
 ``post_load_weights`` creates in the model dtype.
 """
 
@@ -372,11 +373,19 @@ def rope_reserve_rows(context_len: int, spec_steps: Optional[int], spec_draft_to
     SGLANG_SPEC_EXPANSION_SAFETY_FACTOR (2) + SGLANG_ROPE_CACHE_SAFETY_MARGIN (256), aligned up to
     SGLANG_ROPE_CACHE_ALIGN (128)."""
     env = env or {}
-    factor = int(env.get("SGLANG_SPEC_EXPANSION_SAFETY_FACTOR", 2))
-    margin = int(env.get("SGLANG_ROPE_CACHE_SAFETY_MARGIN", 256))
-    align = max(1, int(env.get("SGLANG_ROPE_CACHE_ALIGN", 128)))
+    factor = _env_int(env, "SGLANG_SPEC_EXPANSION_SAFETY_FACTOR", 2)
+    margin = _env_int(env, "SGLANG_ROPE_CACHE_SAFETY_MARGIN", 256)
+    align = max(1, _env_int(env, "SGLANG_ROPE_CACHE_ALIGN", 128))
     reserve = context_len + int(spec_steps or 0) * int(spec_draft_tokens or 0) * factor + margin
     return (reserve + align - 1) // align * align, align
+
+
+def _env_int(env: Dict[str, str], name: str, default: int) -> int:
+    try:
+        return int(env.get(name, default))
+    except (TypeError, ValueError):
+        raise BudgetInputError(f"env.{name}", f"must be an integer, got {env[name]!r}",
+                               f"set it to a whole number or leave it unset (SGLang's default is {default})") from None
 
 
 def _rope_rows(built: int, reserve: Optional[Tuple[int, int]]) -> int:
@@ -455,8 +464,8 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
 
     ``version`` matters for details of the classes: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the
     model dtype, 0.5.23 (and Qwen3-Next in both) in float32; 0.5.9's Glm4MoeGate is in the model dtype and its
-    Nemotron-H router in float32, 0.5.23 the other way round. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE pre-expansion
-    of ``load_model``; without it the caches keep their constructed length."""
+    Nemotron-H router in float32, 0.5.23 the other way round. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE
+    pre-expansion of ``load_model``; without it the caches keep their constructed length."""
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
     if version == "0.5.9" and spec.architecture.startswith("Qwen3_5"):
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)

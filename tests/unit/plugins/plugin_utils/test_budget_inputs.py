@@ -243,3 +243,37 @@ def test_cpu_offload_moves_weights_off_the_gpu():
         pytest.approx(4.0, abs=0.002)
     assert off["budget"]["totals"]["max_total_num_tokens"] - base["budget"]["totals"]["max_total_num_tokens"] == \
         pytest.approx(4 * (1 << 30) // 131072, abs=2)
+
+
+def test_rope_pre_expansion_env_must_be_an_integer():
+    gpu = dict(A6000, pre_model_load_gib=47.3)
+    with pytest.raises(BudgetInputError) as exc:
+        evaluate({"config": LLAMA}, [gpu], {}, "0.5.23", env={"SGLANG_ROPE_CACHE_ALIGN": "lots"}, with_fixes=False)
+    assert exc.value.field == "env.SGLANG_ROPE_CACHE_ALIGN"
+
+
+def test_rope_cache_grows_to_the_load_model_reserve_only_past_its_built_length():
+    """utils/common.py reserve_rope_cache_for_long_sequences: Llama-3.1-8B builds 131,072 rows of 128 fp32; a full
+    context (131,072 + 256 -> 131,328 rows) grows it before sizing, a short one leaves it alone."""
+    gpu = dict(A6000, pre_model_load_gib=47.3)
+
+    def weights(ctx):
+        res = evaluate({"config": LLAMA}, [gpu], {"context_length": ctx, "mem_fraction_static": 0.8}, "0.5.23",
+                       with_fixes=False)
+        return res["budget"]["per_gpu"][0]["weights_gib"]
+
+    assert weights(131_072) - weights(8192) == pytest.approx(256 * 128 * 4 / 2 ** 30, abs=0.001)
+    assert weights(8192) == weights(4096)
+
+
+def test_059_rejects_a_modelopt_config_without_fp8_at_weight_load():
+    """0.5.9 maps config.json quant_method "modelopt" to ModelOptFp8Config, whose from_config refuses NVFP4 /
+    MIXED_PRECISION (layers/quantization/modelopt_quant.py); 0.5.23 has ModelOptMixedPrecisionConfig."""
+    folder = CONFIGS / "nvidia__Qwen3.6-27B-NVFP4"
+    model = {"config": json.loads((folder / "config.json").read_text()),
+             "hf_quant_config": json.loads((folder / "hf_quant_config.json").read_text())}
+    gpus = [{"name": "H100-80GB", "memory_total_mib": 81559, "pre_model_load_gib": 79.0}]
+    old = evaluate(model, gpus, {"tp_size": 1}, "0.5.9", with_fixes=False)
+    assert old["error"]["type"] == "ValueError" and "ModelOptFp8Config" in old["error"]["message"]
+    assert old["checks"][-1] == {"id": "weight_load", "passed": False}
+    assert evaluate(model, gpus, {"tp_size": 1}, "0.5.23", with_fixes=False)["error"] is None

@@ -26,9 +26,6 @@ sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 import demo_env  # noqa: E402  pylint: disable=wrong-import-position
 
 VENV_BIN = os.path.dirname(sys.executable)
-WHEELHOUSE = os.path.join(REPO, ".cache", "demo-wheelhouse")
-MODEL_DIR = "/srv/models/Qwen3.6-27B"
-QWEN36_CONFIG = os.path.join(REPO, "tests", "fixtures", "model-configs", "Qwen__Qwen3.6-27B", "config.json")
 LOG_DIR = os.path.join(REPO, ".build", "demo-logs")
 
 
@@ -76,31 +73,6 @@ def show_budget(result, elapsed):
               f"{totals['max_running_requests']}, context {totals['context_len']:,}")
     for line in result.get("warnings", []):
         print(f"  warning: {line}")
-
-
-def stage_wheels():
-    """The container reaches PyPI only through a TLS-intercepting proxy: stage the wheels on the controller."""
-    os.makedirs(WHEELHOUSE, exist_ok=True)
-    base = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", WHEELHOUSE, "--only-binary=:all:",
-            "--python-version=3.11", "--implementation=cp", "--platform=manylinux_2_36_x86_64",
-            "--platform=manylinux_2_28_x86_64", "--platform=manylinux_2_17_x86_64",
-            "--platform=manylinux2014_x86_64", "--platform=any"]
-    for args, prefix in ((["--no-deps", "sglang==0.5.9"], "sglang-0.5.9"), (["uv"], "uv-")):
-        if not any(name.startswith(prefix) for name in os.listdir(WHEELHOUSE)):
-            subprocess.run(base + args, check=True, capture_output=True)
-
-
-def place_model(container):
-    """The 55 GB of weights cannot be downloaded here: the real config.json plus one small placeholder shard."""
-    header = json.dumps({"__metadata__": {"format": "pt", "llmops_demo": "placeholder shard, not Qwen3.6 weights"},
-                         "placeholder": {"dtype": "BF16", "shape": [4, 8], "data_offsets": [0, 64]}}).encode()
-    header += b" " * (-len(header) % 8)
-    shard = os.path.join(LOG_DIR, "model.safetensors")
-    with open(shard, "wb") as handle:
-        handle.write(len(header).to_bytes(8, "little") + header + bytes(64))
-    subprocess.run(["podman", "exec", container, "mkdir", "-p", MODEL_DIR], check=True)
-    subprocess.run(["podman", "cp", QWEN36_CONFIG, f"{container}:{MODEL_DIR}/config.json"], check=True)
-    subprocess.run(["podman", "cp", shard, f"{container}:{MODEL_DIR}/model.safetensors"], check=True)
 
 
 def deploy(server_args, log_path):
@@ -166,12 +138,12 @@ def main():
 
     heading("3. Deploy the fixed configuration: fakepve + fake node (loopback SSH, pct stand-in) + podman "
             "container 129 with systemd")
-    stage_wheels()
+    demo_env.stage_wheels()
     settings = demo_env.up(demo_env.DEFAULT_STATE)
     try:
-        place_model(settings["container"])
+        demo_env.place_model(settings)
         start = time.monotonic()
-        rc, output = deploy(dict(fixed_args, model_path=MODEL_DIR), os.path.join(LOG_DIR, "deploy.log"))
+        rc, output = deploy(dict(fixed_args, model_path=demo_env.MODEL_DIR), os.path.join(LOG_DIR, "deploy.log"))
         print(f"  {recap(output)}   ({time.monotonic() - start:.0f} s; full log: .build/demo-logs/deploy.log)")
         if rc != 0:
             raise SystemExit(f"demo: deploy.yml failed (rc={rc}); see .build/demo-logs/deploy.log")

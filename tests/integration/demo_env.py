@@ -40,6 +40,9 @@ CONTAINER = "llmops-demo-ct129"
 HOSTNAME = "sglang-qwen36"
 IMAGE = "localhost/debian-systemd:bookworm"
 TEMPLATE = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
+WHEELHOUSE = os.path.join(REPO, ".cache", "demo-wheelhouse")
+MODEL_DIR = "/srv/models/Qwen3.6-27B"
+QWEN36_CONFIG = os.path.join(REPO, "tests", "fixtures", "model-configs", "Qwen__Qwen3.6-27B", "config.json")
 
 # The incident's node: 2x RTX A6000 (49140 MiB each, SM 8.6). Declared, since no GPU exists here.
 NODE = {
@@ -148,6 +151,38 @@ def up(state):
     return settings
 
 
+def stage_wheels():
+    """Download the real SGLang 0.5.9 wheel (without its dependencies) and uv once, for an offline install.
+
+    The containers reach PyPI only through a TLS-intercepting proxy here, so the demo inventory installs from
+    this wheelhouse (sglang_install_wheelhouse_src).
+    """
+    os.makedirs(WHEELHOUSE, exist_ok=True)
+    base = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", WHEELHOUSE, "--only-binary=:all:",
+            "--python-version=3.11", "--implementation=cp", "--platform=manylinux_2_36_x86_64",
+            "--platform=manylinux_2_28_x86_64", "--platform=manylinux_2_17_x86_64",
+            "--platform=manylinux2014_x86_64", "--platform=any"]
+    for args, prefix in ((["--no-deps", "sglang==0.5.9"], "sglang-0.5.9"), (["uv"], "uv-")):
+        if not any(name.startswith(prefix) for name in os.listdir(WHEELHOUSE)):
+            _run(*(base + args))
+
+
+def place_model(settings):
+    """Put the model directory in the container: the real config.json of Qwen3.6-27B and one small
+    placeholder shard (a valid safetensors file) standing in for 55 GB of weights that cannot be downloaded here.
+    """
+    header = json.dumps({"__metadata__": {"format": "pt", "llmops_demo": "placeholder shard, not Qwen3.6 weights"},
+                         "placeholder": {"dtype": "BF16", "shape": [4, 8], "data_offsets": [0, 64]}}).encode()
+    header += b" " * (-len(header) % 8)
+    shard = os.path.join(settings["state"], "model.safetensors")
+    with open(shard, "wb") as handle:
+        handle.write(len(header).to_bytes(8, "little") + header + bytes(64))
+    container = settings["container"]
+    _run("podman", "exec", container, "mkdir", "-p", MODEL_DIR)
+    _run("podman", "cp", QWEN36_CONFIG, f"{container}:{MODEL_DIR}/config.json")
+    _run("podman", "cp", shard, f"{container}:{MODEL_DIR}/model.safetensors")
+
+
 def down(state):
     """Stop what `up` started, by PID and by container name."""
     for name in ("fakenode", "fakepve"):
@@ -170,9 +205,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["up", "down"])
     parser.add_argument("--state", default=DEFAULT_STATE)
+    parser.add_argument("--with-model", action="store_true",
+                        help="also stage the offline wheelhouse and put the model directory in the container")
     args = parser.parse_args()
     if args.action == "up":
-        print(json.dumps({k: v for k, v in up(args.state).items() if k != "root_password"}, indent=2))
+        if args.with_model:
+            stage_wheels()
+        settings = up(args.state)
+        if args.with_model:
+            place_model(settings)
+        print(json.dumps({k: v for k, v in settings.items() if k != "root_password"}, indent=2))
     else:
         down(args.state)
 

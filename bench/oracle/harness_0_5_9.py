@@ -156,13 +156,13 @@ def _import_sglang():
 
     def _load_model(self):
         orig_load(self)
-        # load_model's own RoPE pre-expansion may grow buffers after construction
-        extra_p, extra_b = hc.tensor_bytes_excluding(self.model, STATE["seen"])
-        if extra_p or extra_b:
-            STATE["buffers"] += extra_p + extra_b
-            if STATE.get("given") is None:
-                STATE["resident"] += extra_p + extra_b
-                fakedev.set_free_bytes(STATE["pre_bytes"] - STATE["resident"])
+        # load_model's own RoPE pre-expansion (reserve_rope_cache_for_long_sequences) may
+        # replace a cos/sin cache by a longer one; the old one is freed, so recount from scratch
+        params, buffers, _ = hc.tensor_bytes([self.model])
+        STATE.update(params=params, buffers=buffers)
+        if STATE.get("given") is None:
+            STATE["resident"] = params + buffers
+        fakedev.set_free_bytes(STATE["pre_bytes"] - STATE["resident"])
 
     model_runner.ModelRunner.load_model = _load_model
 

@@ -145,7 +145,8 @@ def test_module_refuses_when_the_disk_is_too_small_and_hides_the_token(hub, tmp_
     assert not ok.get("failed") and ok["fits"] is True and ok["needed_bytes"] == ALL_BYTES
     assert "hf_right" not in json.dumps(ok)
     short = _run({"endpoint": hub, "repo_id": "org/public", "revision": "main", "dest": str(dest),
-                  "reserve_bytes": ok["free_bytes"]})
+                  # Far above the free space, so that other writers on the disk cannot make it fit.
+                  "reserve_bytes": ok["free_bytes"] + 2 ** 40})
     assert short["failed"] is True and short["fits"] is False
     assert short["msg"].startswith(
         "not enough disk space for org/public@main: %d bytes (0.00 GiB) still to download" % ALL_BYTES)

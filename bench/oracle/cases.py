@@ -95,7 +95,16 @@ def gpu_block(gpu: str, count: int) -> dict:
             "compute_capability": "%d.%d" % cc, "count": count}
 
 
-def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=None):
+# Where SGLang's code disagrees with a research note: the note's number stays in ``expect``,
+# what the wheel's code gives is in ``deviation`` with the reason (README.md lists them).
+ROPE_RESERVE = ("ModelRunner.load_model pre-expands the RoPE caches before sizing "
+                "(reserve_rope_cache_for_long_sequences: context + 2*steps*draft + 256, 128-aligned). "
+                "For Qwen3.6 the vision tower's cache grows by 8.3 MB, and for Llama-3.1-8B's default "
+                "131,072 context the text cache grows by 128 KiB. oracle-0.5.23.md's harness built the "
+                "classes without that step")
+
+
+def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=None, deviation=None):
     server_args = {"tp_size": tp}
     server_args.update(args)
     case = {"id": cid, "model": model, "gpu": gpu_block(gpu, tp), "pre_model_load_gib": pre,
@@ -104,6 +113,8 @@ def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=Non
         case["weights_gib"] = weights_gib  # resident weights given, not counted
     if expect is not None:
         case["expect"] = expect
+    if deviation is not None:
+        case["deviation"] = deviation
     return case
 
 
@@ -131,7 +142,8 @@ def _incident_0_5_23():
 
     w = 28.29  # the weights of sglang-memory.md §5.2 (the notes' W column)
     C = []
-    C.append(_case("incident-0523-base", m, g, 2, 47.3, a(), expect=tok(204134, 40, 8)))
+    C.append(_case("incident-0523-base", m, g, 2, 47.3, a(), expect=tok(204134, 40, 8),
+                   deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE)))
     C.append(_case("incident-0523-base-w28.29", m, g, 2, 47.3, a(), weights_gib=w,
                    expect=tok(206357, 40, 8)))
     # the "real params" column: target + draft parameter bytes counted by the classes (§3)
@@ -142,11 +154,11 @@ def _incident_0_5_23():
     C.append(_case("incident-0523-disable-radix-w28.29", m, g, 2, 47.3, a(disable_radix_cache=True),
                    weights_gib=w, expect=err("ValueError", "Raise --mem-fraction-static above 0.599")))
     C.append(_case("incident-0523-mrr16", m, g, 2, 47.3, a(max_running_requests=16),
-                   expect=tok(204134, 40, 8)))
+                   expect=tok(204134, 40, 8), deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE)))
     C.append(_case("incident-0523-mrr16-w28.29", m, g, 2, 47.3, a(max_running_requests=16),
                    weights_gib=w, expect=tok(206357, 40, 8)))
     C.append(_case("incident-0523-ssm-bf16", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
-                   expect=tok(205457, 81, 16)))
+                   expect=tok(205457, 81, 16), deviation=dict(tok(205204, 81, 16), why=ROPE_RESERVE)))
     C.append(_case("incident-0523-ssm-bf16-w28.29", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
                    weights_gib=w, expect=tok(206483, 82, 16)))
     # §5, all with W = 28.29
@@ -182,7 +194,9 @@ def _incident_0_5_23():
                    {"mem_fraction_static": 0.88}, weights_gib=14.96,
                    expect={"max_total_num_tokens": 446955, "max_running_requests": 2048}))
     C.append(_case("oracle-0523-llama8b", lm, "H100-80GB", 1, 79.0, {"mem_fraction_static": 0.88},
-                   expect={"max_total_num_tokens": 446463, "max_running_requests": 2048}))
+                   expect={"max_total_num_tokens": 446463, "max_running_requests": 2048},
+                   deviation={"max_total_num_tokens": 446462, "max_running_requests": 2048,
+                              "why": ROPE_RESERVE}))
     C.append(_case("oracle-0523-llama8b-nomfs-w14.96", lm, "H100-80GB", 1, 79.0, {},
                    weights_gib=14.96,
                    expect={"max_total_num_tokens": 414597, "max_running_requests": 2048,

@@ -61,6 +61,8 @@ def fixture_record(case: dict, rec: dict, version: str) -> dict:
     }
     if "expect" in case:
         out["notes_expect"] = case["expect"]
+    if "deviation" in case:
+        out["notes_deviation"] = case["deviation"]
     if rec.get("shim_calls"):
         out["shim_calls"] = rec["shim_calls"]  # a CUDA-only stand-in was called: not SGLang's outcome
     if rec.get("harness_error"):

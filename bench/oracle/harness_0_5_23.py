@@ -182,6 +182,7 @@ def run_case(case: dict) -> dict:
     from sglang.srt.speculative.draft_parallel import model_draft_parallel_spec, resolve_draft_parallel_layout
     from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
     from sglang.srt.speculative import eagle_worker_v2 as ew
+    from sglang.srt.utils.common import reserve_rope_cache_for_long_sequences
 
     for k, v in case.get("env", {}).items():
         os.environ[k] = str(v)
@@ -205,6 +206,8 @@ def run_case(case: dict) -> dict:
         lc = SimpleNamespace(draft_model_idx=None)
         with set_default_torch_dtype(mc.dtype), torch.device("meta"), fakedev.CudaToMeta():
             model = loader._initialize_model(mc, lc, loader._get_quantization_config(mc, lc))
+            # ModelRunner.load_model's RoPE pre-expansion (model_runner.py:1398), before sizing
+            reserve_rope_cache_for_long_sequences(model, mc, None)
         tp_p, tp_b, seen = hc.tensor_bytes([model])
         alg = SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm)
         aux = resolve_spec_aux_hidden_state_config(server_args=sa, model_config=mc, spec_algorithm=alg,
@@ -220,6 +223,7 @@ def run_case(case: dict) -> dict:
                   speculative_moe_a2a_backend_context(), draft_model_build_scope()):
                 with set_default_torch_dtype(dmc.dtype), torch.device("meta"), fakedev.CudaToMeta():
                     draft = loader._initialize_model(dmc, lc, loader._get_quantization_config(dmc, lc))
+                    reserve_rope_cache_for_long_sequences(draft, dmc, None)
             dr_p, dr_b = hc.tensor_bytes_excluding(draft, seen)
         if "weights_gib" in case:
             resident = int(round(case["weights_gib"] * GIB))

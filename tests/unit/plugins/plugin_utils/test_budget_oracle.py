@@ -18,8 +18,7 @@ import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import (compute_weights, rope_caches,
-                                                                                   rope_reserve_rows)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import compute_weights, rope_reserve_rows
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 ORACLE_DIR = ROOT / "tests/fixtures/oracle"
@@ -118,60 +117,10 @@ def test_sizing_agrees_with_oracle(version, case):
     assert ok, detail
 
 
-# End-to-end cases where the harness's count of load_model's RoPE pre-expansion (see _harness_rope_growth) moves
-# max_total_num_tokens by more than the 1 % tolerance, because the KV pool left after the weights is small. Kept to
-# these; each is still checked below, replayed with the engine's own weights plus exactly the harness's miscount.
-# 0.5.9: the replaced text cos_sin_cache (context = max_position_embeddings, so it grows by one aligned step) is
-# counted twice: 64 MiB for Llama-3.1-70B / Qwen3-Next, 20 MiB for Qwen3-32B.
-# 0.5.23: the ViT cache (8,192 rows x 36 fp32) is never grown to the 262,528-row reserve (~36 MiB not counted).
-HARNESS_ROPE_COUNT = {
-    ("0.5.9", "edge-qwen3-next-h100x2-mfs0.95"), ("0.5.9", "gen-Qwen3-32B-FP8-05"),
-    ("0.5.9", "gen-Llama-3.1-70B-Instruct-FP8-08"),
-    ("0.5.23", "gen-Qwen3.6-27B-06"), ("0.5.23", "gen-Qwen3.6-27B-07"),
-}
-
-
 @pytest.mark.parametrize("version, case", MEASURED)
 def test_end_to_end_agrees_with_oracle(version, case):
-    if (version, case["id"]) in HARNESS_ROPE_COUNT:
-        pytest.skip("the oracle's RoPE pre-expansion count differs from the GPU's (HARNESS_ROPE_COUNT)")
     ok, detail = agreement(version, case, with_weights=False)
     assert ok, detail
-
-
-def _harness_rope_miscount(version, case, spec):
-    """Oracle-counted minus GPU-resident RoPE bytes (see _harness_rope_growth): 0.5.9 counts each grown cache's
-    constructed tensor as well; 0.5.23 counts the constructed caches instead of the grown ones."""
-    res = case["resolved"]
-    reserve, align = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
-                                       res.get("speculative_num_draft_tokens"), case.get("env") or {})
-    out = 0
-    for rows, row_bytes in rope_caches(spec):
-        if reserve - 1 >= rows:
-            grown = (reserve - 1 + align) // align * align
-            out += rows * row_bytes if version == "0.5.9" else (rows - grown) * row_bytes
-    return out
-
-
-@pytest.mark.parametrize("version, case", [p for p in MEASURED if (p.values[0], p.values[1]["id"]) in
-                                           HARNESS_ROPE_COUNT])
-def test_end_to_end_with_the_harness_rope_count(version, case):
-    """The HARNESS_ROPE_COUNT cases agree once the engine's own weights carry the harness's RoPE miscount."""
-    model = _model(case, with_weights=False)
-    spec = build_model_spec(model["config"], model.get("hf_quant_config"))
-    res = case["resolved"]
-    reserve = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
-                                res.get("speculative_num_draft_tokens"), case.get("env") or {})
-    wb = compute_weights(spec, int(case["server_args"].get("tp_size") or 1), version=version, rope_reserve=reserve)
-    miscount = _harness_rope_miscount(version, case, spec)
-    assert miscount, "a case in HARNESS_ROPE_COUNT must have a RoPE cache that load_model grows"
-    model["weights"] = {"target_param_bytes": wb.target_param_bytes + wb.target_buffer_bytes + miscount,
-                        "draft_param_bytes": wb.draft_param_bytes, "draft_buffer_bytes": wb.draft_buffer_bytes}
-    got = evaluate(model, _gpus(case), case["server_args"], version, env=case.get("env") or {}, with_fixes=False)
-    want = case["result"]
-    assert got["error"] is None and want is not None
-    assert _close(got["budget"]["totals"]["max_total_num_tokens"], want["max_total_num_tokens"])
-    assert _close(got["budget"]["totals"]["max_running_requests"], want["max_running_requests"])
 
 
 def _weight_cases():
@@ -186,41 +135,20 @@ def _weight_cases():
     return [pytest.param(c, w, id=f"{v}-{c['model']}-tp{tp}") for (v, m, tp), (c, w) in sorted(seen.items())]
 
 
-def _harness_rope_growth(case, spec):
-    """Bytes the oracle's buffer count adds for load_model's RoPE pre-expansion.
-
-    Both versions grow every RoPE ``cos_sin_cache`` shorter than the reserve in ``ModelRunner.load_model``
-    (``reserve_rope_cache_for_long_sequences``: 0.5.9 model_runner.py:1059, 0.5.23 model_runner.py:1399); the
-    old tensor is dropped (``RotaryEmbedding._ensure_cos_sin_cache_length`` reassigns ``self.cos_sin_cache``), so
-    on a GPU only the grown cache stays. The harnesses count it differently:
-    - 0.5.23 builds the model with ``loader._initialize_model`` only and never runs the rest of load_model
-      (bench/oracle/README.md "checkpoint read"): its buffers are the caches as constructed, no growth;
-    - 0.5.9 runs the real load_model, then adds the tensors that are new since construction and never removes
-      the ones they replaced (harness_0_5_9.py ``_load_model`` -> ``tensor_bytes_excluding``): the constructed
-      cache AND the grown one.
-    The engine counts what the GPU holds, so this gives back what each harness counted."""
-    if case["_version"] != "0.5.9":
-        return 0
-    res = case.get("resolved") or {}
-    reserve, align = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
-                                       res.get("speculative_num_draft_tokens"), case.get("env") or {})
-    grown = 0
-    for rows, row_bytes in rope_caches(spec):
-        if reserve - 1 >= rows:
-            grown += (reserve - 1 + align) // align * align * row_bytes
-    return grown
-
-
 @pytest.mark.parametrize("case, recorded", _weight_cases())
 def test_shape_weights_match_sglang_classes(case, recorded):
     model = _model(case, with_weights=False)
     spec = build_model_spec(model["config"], model.get("hf_quant_config"))
     tp = int(case["server_args"].get("tp_size") or 1)
-    wb = compute_weights(spec, tp, version=case["_version"])  # buffers as constructed (no RoPE pre-expansion)
+    # Both harnesses count the RoPE caches as load_model leaves them (grown to the reserve, counted once).
+    res = case.get("resolved") or {}
+    reserve = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
+                                res.get("speculative_num_draft_tokens"), case.get("env") or {})
+    wb = compute_weights(spec, tp, version=case["_version"], rope_reserve=reserve)
     assert wb.target_param_bytes == pytest.approx(recorded["target_param_bytes"], rel=1e-4)
     if recorded.get("draft_param_bytes") and spec.has_mtp_head:
         assert wb.draft_param_bytes == pytest.approx(recorded["draft_param_bytes"], rel=0.005)
-    total = wb.target_param_bytes + wb.target_buffer_bytes + _harness_rope_growth(case, spec)
+    total = wb.target_param_bytes + wb.target_buffer_bytes
     assert total == pytest.approx(recorded["target_param_bytes"] + recorded.get("target_buffer_bytes", 0), rel=0.005)
 
 

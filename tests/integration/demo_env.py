@@ -99,6 +99,8 @@ def up(state):
     password = secrets.token_urlsafe(18)
     settings = {
         "state": state,
+        "repo": REPO,
+        "wheelhouse": WHEELHOUSE,
         "api_port": API_PORT,
         "ssh_port": SSH_PORT,
         "vmid": VMID,

@@ -158,7 +158,7 @@ def _import_sglang():
         orig_load(self)
         # load_model's own RoPE pre-expansion (reserve_rope_cache_for_long_sequences) may
         # replace a cos/sin cache by a longer one; the old one is freed, so recount from scratch
-        params, buffers, _ = hc.tensor_bytes([self.model])
+        params, buffers = hc.tensor_bytes([self.model])[:2]
         STATE.update(params=params, buffers=buffers)
         if STATE.get("given") is None:
             STATE["resident"] = params + buffers

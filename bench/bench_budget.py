@@ -170,7 +170,7 @@ def bench_logs() -> None:
         obs = e.get("observed") or {}
         folder = None
         if e.get("config_dir"):
-            for base in (CONFIGS, LOGS / "configs"):
+            for base in (CONFIGS, LOGS):  # config_dir: <org>__<model> in model-configs, or configs/<org>__<model> here
                 if (base / e["config_dir"]).exists():
                     folder = base / e["config_dir"]
         if folder is None:

@@ -17,7 +17,16 @@ yaml = pytest.importorskip("yaml")
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 INDEX = ROOT / "tests/fixtures/startup_logs/INDEX.yml"
 CONFIGS = ROOT / "tests/fixtures/model-configs"
+STARTUP = ROOT / "tests/fixtures/startup_logs"
 GIB = 1 << 30
+
+
+def _config_file(config_dir):
+    """config.json for an INDEX entry: <org>__<model> in model-configs, or configs/<org>__<model> in startup_logs."""
+    for base in (CONFIGS, STARTUP):
+        if config_dir and (base / config_dir / "config.json").exists():
+            return base / config_dir / "config.json"
+    return None
 
 
 def _scorable():
@@ -26,12 +35,11 @@ def _scorable():
     out = []
     for e in yaml.safe_load(INDEX.read_text()) or []:
         obs, args = e.get("observed") or {}, e.get("server_args") or {}
-        folder = CONFIGS / str(e.get("config_dir"))
         before, after = obs.get("load_weight_avail_mem_gb_before"), obs.get("load_weight_avail_mem_gb_after")
         if before is None and after is not None and obs.get("mem_usage_gb") is not None:
             before = after + obs["mem_usage_gb"]
         pinned = str(e.get("sglang_version")) in ("0.5.9", "0.5.23")
-        if not (folder / "config.json").exists() or before is None or after is None:
+        if _config_file(e.get("config_dir")) is None or before is None or after is None:
             continue
         if args.get("mem_fraction_static") is None and not pinned:
             continue
@@ -52,7 +60,7 @@ def test_kv_tokens_within_two_percent_of_the_log(entry, before, after):
     gpus = [{"index": i, "name": gpu.get("name", "GPU"),
              "memory_total_mib": gpu.get("memory_total_mib") or (before + 1) * 1024, "pre_model_load_gib": before}
             for i in range(tp)]
-    model = {"config": json.loads((CONFIGS / entry["config_dir"] / "config.json").read_text()),
+    model = {"config": json.loads(_config_file(entry["config_dir"]).read_text()),
              "weights": {"target_param_bytes": int((before - after) * GIB)}}
     res = evaluate(model, gpus, args, str(entry.get("sglang_version") or "0.5.9"), allow_nearest_profile=True,
                    with_fixes=False)

@@ -17,16 +17,17 @@ export ANSIBLE_FORCE_COLOR := false
 export PY_COLORS := 0
 
 # Molecule scenarios run by `make test`: every scenario under extensions/molecule except `default`
-# (the end-to-end deploy, run by `make test-e2e` and `make test-full`) and those named in OPT_IN.
+# (the end-to-end deploy, run by `make e2e` and `make test-full`) and those named in OPT_IN.
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full units integration lint sanity build docs molecule \
+.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs molecule \
         demo catalogs bench oracle changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
-	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, molecule"
+	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, integration, molecule"
+	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
 	@echo "make catalogs   regenerate the SGLang flag catalogs from the real wheels"
 	@echo "make bench      accuracy and speed figures (bench/)"
@@ -59,8 +60,14 @@ image:
 units: venv link
 	$(PY) -m pytest -q tests/unit
 
+# The whole-chain runs (ansible_runner and molecule's default scenario, about 10 minutes each) are in test-full,
+# so that `make test` stays within CI's 30-minute budget.
 integration: venv link
-	$(PY) -m pytest -q -p no:cacheprovider tests/integration
+	$(PY) -m pytest -q -p no:cacheprovider -m "not e2e" tests/integration
+
+e2e: venv link
+	$(PY) -m pytest -q -p no:cacheprovider -m e2e tests/integration
+	cd extensions && molecule test -s default
 
 lint: venv link
 	ansible-lint --offline --profile production
@@ -84,7 +91,7 @@ build: venv link
 docs: venv link
 	@set -e; for f in plugins/modules/*.py; do n=$$(basename $$f .py); \
 	  ansible-doc -t module llmops.sglang.$$n > /dev/null && echo "ansible-doc module llmops.sglang.$$n: ok"; done
-	@set -e; for t in filter lookup test connection inventory callback; do \
+	@set -e; for t in lookup test connection inventory callback; do \
 	  for f in $$(ls plugins/$$t/*.py 2>/dev/null | grep -v __init__); do n=$$(basename $$f .py); \
 	    ansible-doc -t $$t llmops.sglang.$$n > /dev/null && echo "ansible-doc $$t llmops.sglang.$$n: ok"; done; done
 	@for f in plugins/filter/*.py; do [ -e "$$f" ] || continue; grep -q "def filters" $$f || continue; \
@@ -98,8 +105,7 @@ molecule: venv link
 test: units lint sanity build docs integration molecule
 	@echo "make test: all checks passed"
 
-test-full: test
-	cd extensions && molecule test -s default
+test-full: test e2e
 
 demo: bootstrap
 	$(PY) scripts/demo.py

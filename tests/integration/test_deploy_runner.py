@@ -39,7 +39,10 @@ def _missing_prerequisites():
     return None
 
 
-pytestmark = pytest.mark.skipif(_missing_prerequisites() is not None, reason=str(_missing_prerequisites()))
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(_missing_prerequisites() is not None, reason=str(_missing_prerequisites())),
+]
 
 
 @pytest.fixture(scope="module")

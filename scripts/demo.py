@@ -151,9 +151,13 @@ def main():
             print(f"  {key}: {' '.join(str(value).split())}")
         unit = subprocess.run(["podman", "exec", settings["container"], "systemctl", "cat", "sglang.service"],
                               capture_output=True, text=True, check=False).stdout
-        execstart = unit[unit.find("ExecStart="):].split("\n\n")[0]
+        execstart = []
+        for line in unit[unit.find("ExecStart="):].splitlines():
+            execstart.append(line.rstrip("\\").strip())
+            if not line.endswith("\\"):
+                break
         print("  the unit's command line, from flags validated against SGLang 0.5.9's own flag list:")
-        print("    " + " ".join(execstart.replace("\\\n", " ").split()))
+        print("    " + " ".join(execstart))
     finally:
         if not args.keep:
             demo_env.down(demo_env.DEFAULT_STATE)

@@ -12,7 +12,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES, evaluate, parse_model_file
 from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import UnsupportedVersionError
 
 ARGUMENT_SPEC = {
@@ -64,13 +64,13 @@ class ActionModule(ActionBase):
                 "model: give a model directory, a config.json path, or an inline config dict"
             )
         if location == "controller" or (location == "auto" and os.path.exists(os.path.expanduser(model))):
-            return preflight.load_model_dir(model)
+            return model  # the engine reads the directory (or its config.json) itself
         return self._load_model_from_target(model, task_vars)
 
     def _load_model_from_target(self, path, task_vars):
         directory = os.path.dirname(path) if path.endswith(".json") else path
         model = {"path": directory}
-        for key, name in preflight.MODEL_FILES.items():
+        for key, name in MODEL_FILES.items():
             src = path if (key == "config" and path.endswith(".json")) else os.path.join(directory, name)
             slurped = self._execute_module(
                 module_name="ansible.legacy.slurp", module_args={"src": src}, task_vars=task_vars
@@ -82,5 +82,5 @@ class ActionModule(ActionBase):
                         f"{slurped.get('msg', 'unknown error')}; check the path, or install the model first"
                     )
                 continue
-            model[key] = preflight.parse_model_file(name, base64.b64decode(slurped["content"]), src)
+            model[key] = parse_model_file(name, base64.b64decode(slurped["content"]), src)
         return model

@@ -1,23 +1,17 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, llmops.sglang maintainers
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Controller-side glue of the preflight: model files, GPU lists and the fail decision.
+"""Controller-side glue of the preflight: inline models, GPU lists and the fail decision.
 
-The sizing itself is in ``plugin_utils.budget``; this module turns what a play hands over (a model
-directory, a registered ``nvidia_gpu_info`` result, a declared GPU list) into the engine's inputs, and
-the engine's verdict into a task result.
+The sizing and the reading of model directories are in ``plugin_utils.budget``; this module turns what a
+play hands over (an inline model, a registered ``nvidia_gpu_info`` result, a declared GPU list) into the
+engine's inputs, and the engine's verdict into a task result.
 """
 
 from __future__ import annotations
 
-import json
-import os
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES
 
-MODEL_FILES = {
-    "config": "config.json",
-    "hf_quant_config": "hf_quant_config.json",
-    "safetensors_index": "model.safetensors.index.json",
-}
 FAIL_ON_VERDICTS = {
     "error": ("fails",),
     "warning": ("fails", "degraded"),
@@ -27,41 +21,6 @@ FAIL_ON_VERDICTS = {
 
 class PreflightInputError(ValueError):
     """An input of the preflight is missing or malformed; the message names it and the fix."""
-
-
-def parse_model_file(name: str, text: str | bytes, origin: str) -> dict:
-    """Parse one JSON model file, naming the file, the position and the fix when it is malformed."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise PreflightInputError(
-            f"{origin}: {name} is not valid JSON ({exc}); re-download it or point `model` at a complete model directory"
-        ) from None
-    if not isinstance(data, dict):
-        raise PreflightInputError(f"{origin}: {name} must hold a JSON object, found {type(data).__name__}")
-    return data
-
-
-def load_model_dir(path: str) -> dict:
-    """Read config.json and, where present, hf_quant_config.json and the safetensors index from a local path.
-
-    ``path`` may be the model directory or its config.json.
-    """
-    path = os.path.expanduser(path)
-    directory = os.path.dirname(path) if path.endswith(".json") else path
-    config_path = path if path.endswith(".json") else os.path.join(directory, MODEL_FILES["config"])
-    if not os.path.isfile(config_path):
-        raise PreflightInputError(
-            f"model: {config_path} does not exist; give a model directory that holds config.json, "
-            "the config.json itself, or an inline dict"
-        )
-    model = {"path": directory}
-    for key, name in MODEL_FILES.items():
-        file_path = config_path if key == "config" else os.path.join(directory, name)
-        if os.path.isfile(file_path):
-            with open(file_path, "rb") as handle:
-                model[key] = parse_model_file(name, handle.read(), file_path)
-    return model
 
 
 def model_from_inline(value: dict) -> dict:

@@ -26,7 +26,7 @@ from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_
 from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header,
                       rope_reserve_rows)
 
-__all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "CONTEXT_OVERHEAD_GIB",
+__all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "parse_model_file", "MODEL_FILES", "CONTEXT_OVERHEAD_GIB",
            "NCCL_OVERHEAD_GIB"]
 
 # Free memory SGLang no longer sees at its baseline when only nvidia-smi's figure is known: the CUDA
@@ -44,6 +44,12 @@ _SM_BY_NAME = (("B200", 100), ("B100", 100), ("GB200", 100), ("H200", 90), ("H10
                ("A6000", 86), ("A40", 86), ("A10", 86), ("3090", 86), ("A100", 80), ("A800", 80), ("V100", 70),
                ("T4", 75))
 
+MODEL_FILES = {
+    "config": "config.json",
+    "hf_quant_config": "hf_quant_config.json",
+    "safetensors_index": "model.safetensors.index.json",
+}
+
 _MODEL_CACHE: Dict[Tuple[int, ...], Tuple[ModelSpec, Optional[int], str, Any]] = {}
 _WEIGHT_CACHE: Dict[Tuple[Any, ...], WeightBreakdown] = {}
 _SPEC_VARIANTS: Dict[Tuple[Any, ...], ModelSpec] = {}
@@ -53,25 +59,46 @@ _SPEC_KEEPALIVE: Dict[int, ModelSpec] = {}  # specs whose id() is a cache key st
 # ------------------------------------------------------------------------------------------------
 # Inputs
 # ------------------------------------------------------------------------------------------------
+def parse_model_file(name: str, text: Any, origin: str) -> Dict[str, Any]:
+    """Parse one JSON file of a model (config.json, hf_quant_config.json, the safetensors index).
+
+    ``origin`` is where it was read (a local path, or a path on the target), named in the error.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BudgetInputError("model", f"{origin}: {name} is not valid JSON ({exc})",
+                               "re-download it or point `model` at a complete model directory") from None
+    if not isinstance(data, dict):
+        raise BudgetInputError("model", f"{origin}: {name} must hold a JSON object, found {type(data).__name__}",
+                               "restore the file from the model repository")
+    return data
+
+
 def load_model_dir(path: str) -> Dict[str, Any]:
-    """Read config.json, hf_quant_config.json, the safetensors index (or headers) from a model directory."""
+    """Read config.json, hf_quant_config.json, the safetensors index (or headers) from a model directory.
+
+    ``path`` may be the directory or its config.json.
+    """
+    path = os.path.expanduser(path)
     if os.path.isfile(path):
         path = os.path.dirname(path) or "."
     cfg_path = os.path.join(path, "config.json")
     if not os.path.isfile(cfg_path):
-        raise BudgetInputError("model", f"no config.json in {path}",
-                               "point model at the checkpoint directory (the one holding config.json)")
+        raise BudgetInputError("model", f"{cfg_path} does not exist",
+                               "give a model directory that holds config.json, the config.json itself, "
+                               "or an inline dict")
     out: Dict[str, Any] = {"path": path}
-    for key, name in (("config", "config.json"), ("hf_quant_config", "hf_quant_config.json"),
-                      ("safetensors_index", "model.safetensors.index.json")):
+    for key, name in MODEL_FILES.items():
         p = os.path.join(path, name)
         if os.path.isfile(p):
             try:
-                with open(p, encoding="utf-8") as handle:
-                    out[key] = json.load(handle)
-            except (OSError, ValueError) as exc:
-                raise BudgetInputError(f"model.{key}", f"{p} is not valid JSON ({exc})",
-                                       "restore the file from the model repository") from None
+                with open(p, "rb") as handle:
+                    text = handle.read()
+            except OSError as exc:
+                raise BudgetInputError(f"model.{key}", f"cannot read {p} ({exc})",
+                                       "check the file's permissions") from None
+            out[key] = parse_model_file(name, text, p)
     if "safetensors_index" not in out:
         shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
         if shards:

@@ -5,33 +5,34 @@ import os
 import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import BudgetInputError, load_model_dir
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "model-configs")
 
 
 def test_model_dir_and_config_path_both_load_the_real_config():
     directory = os.path.join(FIXTURES, "nvidia__Llama-3.1-70B-Instruct-FP8")
-    from_dir = preflight.load_model_dir(directory)
-    from_file = preflight.load_model_dir(os.path.join(directory, "config.json"))
+    from_dir = load_model_dir(directory)
+    from_file = load_model_dir(os.path.join(directory, "config.json"))
     assert from_dir["config"] == from_file["config"]
     assert from_dir["hf_quant_config"]["quantization"]["quant_algo"] == "FP8"
 
 
 def test_missing_config_names_the_path_and_the_fix(tmp_path):
-    with pytest.raises(preflight.PreflightInputError, match=r"config\.json does not exist.*inline dict"):
-        preflight.load_model_dir(str(tmp_path))
+    with pytest.raises(BudgetInputError, match=r"config\.json does not exist.*inline dict"):
+        load_model_dir(str(tmp_path))
 
 
 def test_malformed_config_names_the_file(tmp_path):
     (tmp_path / "config.json").write_text('{"architectures": ["LlamaForCausalLM"],')
-    with pytest.raises(preflight.PreflightInputError, match=r"config\.json is not valid JSON.*re-download"):
-        preflight.load_model_dir(str(tmp_path))
+    with pytest.raises(BudgetInputError, match=r"config\.json is not valid JSON.*re-download"):
+        load_model_dir(str(tmp_path))
 
 
 def test_a_json_list_is_not_a_config(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps([1, 2]))
-    with pytest.raises(preflight.PreflightInputError, match="JSON object"):
-        preflight.load_model_dir(str(tmp_path))
+    with pytest.raises(BudgetInputError, match="JSON object"):
+        load_model_dir(str(tmp_path))
 
 
 def test_inline_model_forms():

@@ -37,13 +37,15 @@ options:
     description: Also query the compute processes holding GPU memory.
     type: bool
     default: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
+  platform:
+    platforms: posix
 notes:
   - Drivers older than 510 cannot report the compute capability; it is then returned as V(null).
 seealso:

@@ -82,16 +82,22 @@ options:
     type: str
     default: error
     choices: [error, warning, never]
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   action:
-    description: Indicates this has a corresponding action plugin so some parts of the options can be executed on the controller.
     support: full
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
 notes:
   - A bad input (malformed C(config.json), unknown architecture, a TP size that does not divide the heads,
     fewer GPUs than TP, a fraction outside (0, 1), a GPU without memory) fails with a message that names the

@@ -6,16 +6,13 @@
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import shutil
-import subprocess
-import sys
 from unittest.mock import MagicMock
 
 import pytest
 from ansible.errors import AnsibleActionFail
 from ansible.playbook.task import Task
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.action.sglang_diagnose import ActionModule
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION
@@ -111,26 +108,18 @@ def test_neither_log_nor_unit_is_rejected():
         make_action({}, {}).run(task_vars={})
 
 
-@pytest.mark.skipif(not shutil.which("ansible", path=os.path.dirname(sys.executable)), reason="ansible CLI not in the venv")
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 def test_ad_hoc_with_the_real_cli(tmp_path):
     log = tmp_path / "sglang-serve.log"
     log.write_text("\n".join(INCIDENT_LINES) + "\n")
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="0", ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_PYTHON_INTERPRETER=sys.executable)
-    env.setdefault("ANSIBLE_COLLECTIONS_PATH", str(pathlib.Path(__file__).resolve().parents[4] / ".build" / "collections"))
-    cmd = [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-m", "llmops.sglang.sglang_diagnose",
-           "-a", json.dumps({"log_path": str(log), "since_marker": False, "fail": False})]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    host = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    rc, host, output = run_adhoc("llmops.sglang.sglang_diagnose",
+                                 {"log_path": str(log), "since_marker": False, "fail": False})
+    assert rc == 0, output
     assert host["root_cause"] == "kv_pool_too_small"
     assert host["log"]["size"] == log.stat().st_size
     assert host["summary"].startswith("kv_pool_too_small: ")
 
     log.write_text("")
-    cmd[-1] = json.dumps({"log_path": str(log), "since_marker": False})
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=False)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    host = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    rc, host, output = run_adhoc("llmops.sglang.sglang_diagnose", {"log_path": str(log), "since_marker": False})
+    assert rc == 2, output
     assert host["failed"] is True and host["root_cause"] == "silent_death"

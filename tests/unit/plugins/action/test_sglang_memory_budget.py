@@ -5,10 +5,9 @@ The model is the incident's real Qwen3.6-27B config.json; the GPUs are the incid
 """
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 QWEN36 = os.path.join(REPO, "tests", "fixtures", "model-configs", "Qwen__Qwen3.6-27B")
@@ -19,9 +18,7 @@ INCIDENT_ARGS = {
     "speculative_num_draft_tokens": 4,
 }
 
-pytestmark = pytest.mark.skipif(
-    not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first"
-)
+pytestmark = pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 
 
 def budget(**args):
@@ -29,17 +26,9 @@ def budget(**args):
     args.setdefault("gpus", [A6000, A6000])
     args.setdefault("server_args", INCIDENT_ARGS)
     args.setdefault("sglang_version", "0.5.9")
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
-    proc = subprocess.run(
-        [ansible, "localhost", "-m", "llmops.sglang.sglang_memory_budget", "-a", json.dumps(args),
-         "-e", "ansible_python_interpreter=%s" % sys.executable],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert "Traceback" not in proc.stdout + proc.stderr
-    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    run = run_adhoc("llmops.sglang.sglang_memory_budget", args)
+    assert "Traceback" not in run.output
+    return run.result
 
 
 def test_incident_on_0_5_9_fails_with_the_root_cause_and_a_concurrency_fix():

@@ -2,18 +2,13 @@
 """llmops.sglang.sglang_argv / sglang_server_args: directly, and through a real ansible run."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from ansible.errors import AnsibleFilterError
+from ansible_adhoc import run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import FilterModule
 
-REPO = Path(__file__).resolve().parents[4]
-COLLECTIONS = REPO / ".build" / "collections"
 INCIDENT = {
     "model_path": "/models/Qwen3.6-27B",
     "tp_size": 2,
@@ -50,34 +45,13 @@ def test_filter_errors_are_ansible_filter_errors_with_the_validator_message():
 
 
 def _ansible_debug(expression):
-    env = {
-        **os.environ,
-        "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_LOCALHOST_WARNING": "0",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
-        "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-        "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
-    }
-    ansible = Path(sys.executable).with_name("ansible")
-    return subprocess.run(
-        [str(ansible), "localhost", "-m", "ansible.builtin.debug", "-a", f"msg={expression}"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-
-
-def _task_result(run):
-    return json.loads(run.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return run_adhoc("ansible.builtin.debug", {"msg": expression})
 
 
 def test_filter_through_ansible_builds_the_incident_argv():
     run = _ansible_debug("{{ %s | llmops.sglang.sglang_argv('0.5.9') }}" % json.dumps(INCIDENT))
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert _task_result(run)["msg"] == [
+    assert run.rc == 0, run.output
+    assert run.result["msg"] == [
         "--model-path", "/models/Qwen3.6-27B", "--tp-size", "2", "--mem-fraction-static", "0.85",
         "--context-length", "65536", "--enable-torch-compile", "--speculative-algorithm", "NEXTN",
         "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
@@ -87,7 +61,7 @@ def test_filter_through_ansible_builds_the_incident_argv():
 
 def test_filter_through_ansible_fails_the_task_with_the_message():
     run = _ansible_debug("{{ {'model_path': '/m', 'cuda_graph_max_bs_decode': 8} | llmops.sglang.sglang_argv('0.5.9') }}")
-    assert run.returncode != 0
-    result = _task_result(run)
+    assert run.rc != 0
+    result = run.result
     assert result["failed"] is True
     assert "exists in SGLang 0.5.23 but not in 0.5.9 (the pinned version)" in result["msg"]

@@ -8,12 +8,11 @@ import importlib.util
 import json
 import os
 import socket
-import subprocess
-import sys
 import threading
 from http.server import ThreadingHTTPServer
 
 import pytest
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.modules.model_download_plan import (
     PlanError,
@@ -128,17 +127,10 @@ def test_free_bytes_measures_the_nearest_existing_parent(tmp_path):
 
 
 def _run(args):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
-    proc = subprocess.run([ansible, "localhost", "-m", "llmops.sglang.model_download_plan", "-a", json.dumps(args),
-                           "-e", "ansible_python_interpreter=%s" % sys.executable],
-                          env=env, capture_output=True, text=True, timeout=120, check=False)
-    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return run_adhoc("llmops.sglang.model_download_plan", args).result
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 def test_module_refuses_when_the_disk_is_too_small_and_hides_the_token(hub, tmp_path):
     dest = tmp_path / "models" / "public"
     ok = _run({"endpoint": hub, "repo_id": "org/private", "revision": "main", "token": "hf_right", "dest": str(dest)})

@@ -7,18 +7,15 @@ JSON header, data buffer), independently of the parser under test.
 import json
 import os
 import struct
-import subprocess
-import sys
 
 import pytest
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
     SafetensorsHeaderError,
     read_header,
 )
 from ansible_collections.llmops.sglang.plugins.modules.model_files_verify import verify
-
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 
 
 def write_safetensors(path, tensors, pad_header=True, extra_header=None, trailing=b""):
@@ -140,17 +137,10 @@ def test_tensor_in_wrong_shard_and_missing_weights(tmp_path):
 
 
 def _run(args):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
-    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
-    proc = subprocess.run([ansible, "localhost", "-m", "llmops.sglang.model_files_verify", "-a", json.dumps(args),
-                           "-e", "ansible_python_interpreter=%s" % sys.executable],
-                          env=env, capture_output=True, text=True, timeout=120, check=False)
-    return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return run_adhoc("llmops.sglang.model_files_verify", args).result
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 def test_module_through_ansible(tmp_path):
     root = make_model(tmp_path / "m")
     ok = _run({"path": str(root)})

@@ -5,15 +5,13 @@ No GPU exists here, so an ``nvidia-smi`` stand-in (a shell script that prints wh
 for the same --query arguments on the incident's 2x RTX A6000) is put first on PATH. Everything else —
 argument handling, command construction, parsing, the result — is the real module.
 """
-import json
 import os
 import stat
-import subprocess
-import sys
 
 import pytest
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+pytestmark = pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 
 STANDIN = r"""#!/bin/sh
 # nvidia-smi stand-in for tests: prints the CSV the real tool prints for these queries.
@@ -37,27 +35,11 @@ def _run_module(tmp_path, args="", extra_env=None):
     tool = bindir / "nvidia-smi"
     tool.write_text(STANDIN)
     tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
-    env = dict(os.environ)
-    env.update({
-        "PATH": "%s:%s" % (bindir, env["PATH"]),
-        "ANSIBLE_COLLECTIONS_PATH": os.path.join(REPO, ".build", "collections"),
-        "ANSIBLE_LOAD_CALLBACK_PLUGINS": "1",
-        "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-        "ANSIBLE_LOCALHOST_WARNING": "false",
-        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "false",
-    })
+    env = {"PATH": "%s:%s" % (bindir, os.environ["PATH"])}
     env.update(extra_env or {})
-    ansible = os.path.join(os.path.dirname(sys.executable), "ansible")
-    proc = subprocess.run(
-        [ansible, "localhost", "-m", "llmops.sglang.nvidia_gpu_info", "-a", args,
-         "-e", "ansible_python_interpreter=%s" % sys.executable],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )
-    data = json.loads(proc.stdout)
-    return data["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return run_adhoc("llmops.sglang.nvidia_gpu_info", args, env).result
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
 def test_gpus_and_leftover_process_are_reported(tmp_path):
     result = _run_module(tmp_path)
     assert result["available"] is True and result["gpu_count"] == 2
@@ -67,14 +49,12 @@ def test_gpus_and_leftover_process_are_reported(tmp_path):
     assert result["processes"] == result["gpus"][0]["processes"]
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
 def test_legacy_driver_is_retried_without_compute_cap(tmp_path):
     result = _run_module(tmp_path, extra_env={"LEGACY_DRIVER": "1"})
     assert result["gpus"][0]["compute_capability"] is None
     assert result["driver_version"] == "470.57.02"
 
 
-@pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")), reason="run `make link` first")
 def test_missing_nvidia_smi_fails_with_the_fix_or_reports_unavailable(tmp_path):
     failed = _run_module(tmp_path, "nvidia_smi_path=/nonexistent/nvidia-smi")
     assert failed["failed"] is True

@@ -10,11 +10,10 @@ import importlib.machinery
 import json
 import os
 import pathlib
-import subprocess
-import sys
 import types
 
 import pytest
+from ansible_adhoc import run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import (
     format_marker,
@@ -261,14 +260,8 @@ def test_last_invocation_from_the_journal():
 
 def run_module(args):
     """Run the module through the real ansible CLI on localhost (the target side exactly as in a play)."""
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_LOCALHOST_WARNING="0",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="0", ANSIBLE_PYTHON_INTERPRETER=sys.executable)
-    env.setdefault("ANSIBLE_COLLECTIONS_PATH", str(pathlib.Path(__file__).resolve().parents[4] / ".build" / "collections"))
-    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-m",
-                           "llmops.sglang.sglang_log_tail", "-a", json.dumps(args)],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
-    return proc.returncode, json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    run = run_adhoc("llmops.sglang.sglang_log_tail", args)
+    return run.rc, run.result
 
 
 def test_module_entry_point(tmp_path):

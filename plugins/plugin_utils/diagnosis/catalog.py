@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.11.2"
+CATALOG_VERSION = "2026.11.3"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -48,6 +48,8 @@ class Pattern:
 
     ``wrapper`` marks a message that wraps whatever exception happened inside it (SGLang's
     ``Capture cuda graph failed: {e}``): a cause matched only by wrappers yields to any specific cause.
+    ``warning`` marks a line SGLang logs as a warning and carries on past: it is evidence only when a Python
+    exception follows it (a kill by a signal or by the OOM killer says nothing about it).
     """
 
     regex: str
@@ -55,6 +57,7 @@ class Pattern:
     label: str
     flags: int = 0
     wrapper: bool = False
+    warning: bool = False
 
     def compiled(self):
         return re.compile(self.regex, self.flags)
@@ -428,8 +431,10 @@ CATALOG = (
         patterns=(
             Pattern(r"ModuleNotFoundError: No module named", 95, "missing module"),
             Pattern(r"undefined symbol: (?!cu[A-Z])\w+", 90, "ABI mismatch"),
-            # 0.5.9 models/registry.py:107; 0.5.23 models/registry.py:132 (a model module failed to import)
-            Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed"),
+            # 0.5.9 models/registry.py:107; 0.5.23 models/registry.py:132: logger.warning, then the registry goes on
+            # without that module (healthy servers print several); it matters when the start then fails
+            Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed",
+                    warning=True),
             Pattern(r"Command '\['[^']*/(?:gcc|cc|g\+\+|nvcc|ninja)'|returned non-zero exit status", 40, "build failed"),
             Pattern(r"\bImportError: ", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
@@ -738,6 +743,8 @@ CRASH_RE = re.compile(
     r"scheduler is dead|scheduler died|Segmentation fault|core dumped|Fatal Python error|^Killed\s*$|"
     r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)"
 )
+# A Python exception in SGLang's own output (not a kill from outside): what turns a warning into a cause.
+EXCEPTION_RE = re.compile(r"Traceback \(most recent call last\)|\w+ hit an exception|Fatal Python error")
 ERRORISH_RE = re.compile(
     r"\b\w*(?:Error|Exception)\b:|Traceback \(most recent call last\)|\bFAILED\b|Killed|fatal|Segmentation fault|"
     r"core dumped|Aborted|status=\d+/|Failed with result",

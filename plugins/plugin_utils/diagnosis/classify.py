@@ -17,6 +17,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog im
     CRASH_RE,
     DIVISIBILITY_ASSERT_RE,
     ERRORISH_RE,
+    EXCEPTION_RE,
     HIGH_SCORE,
     MIN_SCORE,
     PROGRESS,
@@ -131,13 +132,14 @@ class _Compiled:
     """Every regex compiled once, with a literal index that says which can match a given line."""
 
     def __init__(self):
-        self.patterns = []  # (cause index, compiled, weight, label, wrapper)
+        self.patterns = []  # (cause index, compiled, weight, label, wrapper, warning)
         self.requires = {}  # cause index -> compiled gate
         items = []
         for c_index, cause in enumerate(CATALOG):
             for pattern in cause.patterns:
                 items.append((("p", len(self.patterns)), pattern.regex, pattern.flags))
-                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper))
+                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper,
+                                      pattern.warning))
             if cause.requires:
                 self.requires[c_index] = re.compile(cause.requires, re.IGNORECASE)
                 items.append((("r", c_index), cause.requires, re.IGNORECASE))
@@ -147,6 +149,7 @@ class _Compiled:
             items.append((("g", g_index), regex.pattern, regex.flags))
         items.append((("u", 0), _HTTP_UP_RE.pattern, 0))
         items.append((("c", 0), CRASH_RE.pattern, CRASH_RE.flags))
+        items.append((("x", 0), EXCEPTION_RE.pattern, EXCEPTION_RE.flags))
         self.index = LiteralIndex(items)
 
 
@@ -157,6 +160,7 @@ def _scan(lines):
     """One pass over the lines: pattern hits per cause, numbers, start-up progress, the ready line and the last
     sign of life / of a crash."""
     hits = {}  # cause index -> {label: (weight, first line index, wrapper)}
+    warnings = []  # (cause index, label) of hits on warning lines
     gates = set()
     numbers = {}
     order = [name for name, _regex in PROGRESS]
@@ -164,6 +168,7 @@ def _scan(lines):
     ready = -1
     alive = -1
     crash = -1
+    exception = -1
     per_line = _COMPILED.index.keys_per_line([line.lower() for line in lines])
     for index, line in enumerate(lines):
         keys = per_line[index]
@@ -171,7 +176,7 @@ def _scan(lines):
             continue
         for kind, k in sorted(keys):
             if kind == "p":
-                c_index, regex, weight, label, wrapper = _COMPILED.patterns[k]
+                c_index, regex, weight, label, wrapper, warning = _COMPILED.patterns[k]
                 best = hits.setdefault(c_index, {})
                 if c_index == _NONE_INDEX:
                     if not regex.search(line):
@@ -181,6 +186,8 @@ def _scan(lines):
                         best[label] = (weight, index, wrapper)
                 elif (label not in best or weight > best[label][0]) and regex.search(line):
                     best[label] = (weight, index, wrapper)
+                    if warning:
+                        warnings.append((c_index, label))
             elif kind == "r":
                 if k not in gates and _COMPILED.requires[k].search(line):
                     gates.add(k)
@@ -201,6 +208,11 @@ def _scan(lines):
                 ready = index
             elif kind == "c" and CRASH_RE.search(line):
                 crash = index
+            elif kind == "x" and EXCEPTION_RE.search(line):
+                exception = index
+    for c_index, label in warnings:  # a warning SGLang carried on past is no failure unless an exception followed
+        if label in hits[c_index] and hits[c_index][label][1] >= exception:
+            del hits[c_index][label]
     return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready, alive < crash
 
 

@@ -238,3 +238,24 @@ def test_running_unit_whose_output_went_only_to_the_journal():
     result = diagnose({"log": log([]), "unit": serving})
     assert result["root_cause"] == "none" and result["confidence"] == "high"
     assert any("journal output was classified" in note for note in result["notes"])
+
+
+# Verbatim lines of the healthy H100 start in tests/fixtures/startup_logs/vllm-hybrid-qwen3-30b-a3b-fp8-h100-tp1.log
+# (source in that folder's INDEX.yml): SGLang's model registry warns about an optional module and carries on.
+IGNORED_MODEL_IMPORT = [
+    "[2026-08-27 03:45:41] Ignore import error when loading sglang.srt.models.sarashina2_vision: cannot import name "
+    "'MultimodalDataItem' from 'sglang.srt.managers.mm_utils' (/sgl-workspace/sglang/python/sglang/srt/managers/mm_utils.py)",
+    "[2026-08-27 03:45:41] Load weight begin. avail mem=78.48 GB",
+    "[2026-08-27 03:45:53] Load weight end. elapsed=12.02 s, type=Qwen3MoeForCausalLM, quant=fp8, fmt=e4m3, "
+    "avail mem=49.33 GB, mem usage=29.15 GB.",
+]
+
+
+def test_ignored_model_import_warning_alone_is_not_the_failure():
+    # A start still under way, or one killed from outside, says nothing about an optional model module.
+    assert classify(IGNORED_MODEL_IMPORT)["root_cause"] != "dependency_import_error"
+    killed = IGNORED_MODEL_IMPORT + ["sglang.service: Main process exited, code=killed, status=9/KILL"]
+    assert classify(killed)["root_cause"] != "dependency_import_error"
+    # A Python exception after it makes the failed import the likely cause (the registry then lacks the model).
+    crashed = IGNORED_MODEL_IMPORT[:1] + ["[2026-08-27 03:45:41] Scheduler hit an exception: Traceback (most recent call last):"]
+    assert classify(crashed)["root_cause"] == "dependency_import_error"

@@ -634,7 +634,10 @@ CATALOG = (
             Pattern(r"Cannot find model module\. '[^']*' is not a registered", 95, "SGLang: unregistered architecture"),
             Pattern(r"but Transformers does not recognize this architecture|model type `[^`]+` but Transformers", 95,
                     "transformers: unknown model type"),
-            Pattern(r"requires you to execute the configuration file in that repo|trust_remote_code=True", 50,
+            # transformers' dynamic_module_utils messages; a bare "trust_remote_code=True" is also what SGLang's own
+            # server_args line prints when the flag was given
+            Pattern(r"requires you to execute the configuration file in that repo|contains custom code which must be "
+                    r"executed|(?:pass the argument|set the option) `trust_remote_code=True`", 50,
                     "needs --trust-remote-code"),
         ),
     ),

@@ -259,3 +259,14 @@ def test_ignored_model_import_warning_alone_is_not_the_failure():
     # A Python exception after it makes the failed import the likely cause (the registry then lacks the model).
     crashed = IGNORED_MODEL_IMPORT[:1] + ["[2026-08-27 03:45:41] Scheduler hit an exception: Traceback (most recent call last):"]
     assert classify(crashed)["root_cause"] == "dependency_import_error"
+
+
+def test_trust_remote_code_in_server_args_is_not_a_request_for_it():
+    # SGLang prints trust_remote_code=True in its server_args line when the flag was given; only transformers'
+    # own refusal (dynamic_module_utils) asks for it.
+    started = ["[2026-02-27 14:33:05] server_args=ServerArgs(model_path='/app/models/Deepseek-R1/', "
+               "trust_remote_code=True, tp_size=16)", "[2026-02-27 14:33:22 TP0] Load weight begin. avail mem=77.49 GB"]
+    assert classify(started)["root_cause"] != "unsupported_architecture"
+    refused = ["ValueError: The repository for /models/x contains custom code which must be executed to correctly load "
+               "the model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."]
+    assert classify(refused)["root_cause"] == "unsupported_architecture"

@@ -7,6 +7,8 @@
   found in ``{e}`` wins, the wrapper alone still names the capture.
 * A serving tail (batch lines, requests answered 200) is healthy, unless a crash follows its last sign of life.
 * The upstream messages behind the real cases in PENDING/INDEX, in variants those fixtures do not contain.
+* A healthy start cut short at any line (still loading, or killed from outside) is never read as a specific
+  failure: the warnings and the server_args line of a start that goes on are no evidence.
 
 The lines are the exact texts printed by SGLang (file:line in plugins/plugin_utils/diagnosis/catalog.py), torch,
 GNU ld, DeepEP and uvicorn, with made-up surroundings.
@@ -14,7 +16,10 @@ GNU ld, DeepEP and uvicorn, with made-up surroundings.
 
 from __future__ import annotations
 
+import pathlib
+
 import pytest
+import yaml
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
@@ -175,3 +180,22 @@ def test_a_runtime_failure_in_a_serving_tail_still_wins():
     lines = SERVING + ["[2026-01-02 11:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
                        "RuntimeError: Decode out of memory. Try to lower your batch size."]
     assert _diagnose(lines)["root_cause"] == "kv_pool_exhausted_runtime"
+
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures"
+
+
+def _healthy_real_logs():
+    """Real public logs of starts that went on to serve: the diagnoser corpus' ``none`` cases and the startup logs."""
+    entries = yaml.safe_load((FIXTURES / "logs" / "INDEX.yml").read_text(encoding="utf-8"))
+    paths = [FIXTURES / "logs" / e["file"] for e in entries if e["label"] == "none" and e["kind"] == "real"]
+    return paths + sorted((FIXTURES / "startup_logs").glob("*.log"))
+
+
+@pytest.mark.parametrize("path", _healthy_real_logs(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_a_healthy_start_cut_short_is_never_a_specific_failure(path):
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for end in range(1, len(lines) + 1):
+        result = classify(lines[:end])
+        assert result["root_cause"] in ("none", "other") or result["confidence"] == "low", (
+            "first %d lines read as %s: %s" % (end, result["root_cause"], result["evidence"][:2]))

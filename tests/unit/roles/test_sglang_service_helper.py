@@ -97,3 +97,47 @@ def test_exec_does_not_wait_forever_for_a_leftover_holding_the_pipe(tmp_path):
     result = run("exec", str(log), "--", "/bin/sh", "-c", "sleep 120 & echo last-line; exit 4")
     assert result.returncode == 4
     assert "last-line" in log.read_text()
+
+
+def test_redactor_catches_a_secret_split_across_reads():
+    redactor = load_helper().Redactor([b"sk-SECRET-123"])
+    out = b"".join(redactor.feed(c) for c in (b"api_key='sk-SEC", b"RET-1", b"23' tp_size=2\nsk-S", b"ENT\n"))
+    out += redactor.flush()
+    assert out == b"api_key='<redacted>' tp_size=2\nsk-SENT\n"
+
+
+def test_redactor_holds_back_only_a_possible_start_of_a_secret():
+    redactor = load_helper().Redactor([b"abcdef"])
+    assert redactor.feed(b"xyz ab") == b"xyz "  # "ab" could begin the secret
+    assert redactor.feed(b"X") == b"abX"        # it did not
+    assert redactor.flush() == b""
+
+
+def test_secrets_file_gives_the_value_and_its_repr_form(tmp_path):
+    path = tmp_path / "sglang-secrets.yaml"
+    path.write_text('{"api-key": "k\'ey\\\\1", "unused": 3}')
+    # repr() doubles the backslash (and picks double quotes, so the ' stays as it is)
+    assert set(load_helper().read_secrets(str(path))) == {b"k'ey\\1", b"k'ey\\\\1"}
+
+
+def test_exec_redacts_the_api_key_in_the_log_and_the_journal_copy(tmp_path):
+    # The child writes the key the way SGLang 0.5.9's engine.py logs server_args (repr inside the dataclass
+    # repr), in two writes with a pause between, so the helper sees it split across reads.
+    secrets = tmp_path / "sglang-secrets.yaml"
+    secrets.write_text('{"api-key": "sk-llmops-test-0123456789"}')
+    log = tmp_path / "sglang.log"
+    child = ("import sys, time; sys.stdout.write(\"server_args=ServerArgs(api_key='sk-llmops-te\"); sys.stdout.flush(); "
+             "time.sleep(0.3); print(\"st-0123456789', port=30000)\"); print('tail sk-llmops-test-0123456789')")
+    result = run("exec", str(log), "--redact", str(secrets), "--", sys.executable, "-c", child)
+    assert result.returncode == 0, result.stderr
+    for copy in (result.stdout, log.read_text()):
+        assert "sk-llmops" not in copy
+        assert "server_args=ServerArgs(api_key='<redacted>', port=30000)" in copy
+        assert "tail <redacted>" in copy
+
+
+def test_exec_refuses_to_start_when_the_secrets_cannot_be_read(tmp_path):
+    log = tmp_path / "sglang.log"
+    result = run("exec", str(log), "--redact", str(tmp_path / "missing.yaml"), "--", "/bin/echo", "never")
+    assert result.returncode == 2
+    assert "cannot read the secrets to redact from" in result.stderr and "never" not in result.stdout

@@ -178,7 +178,7 @@ catalog_version:
   description: Version of the diagnosis catalog.
   returned: always
   type: str
-  sample: "2026.11.1"
+  sample: "2026.11.3"
 log:
   description: The log's path, existence, size, mtime, inode and whether it was rotated.
   returned: when O(log_path) was given

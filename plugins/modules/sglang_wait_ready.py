@@ -62,14 +62,16 @@ options:
     description: Verify TLS certificates for C(https) URLs.
     type: bool
     default: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
     details: Only reads; in check mode it still polls, since polling changes nothing.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
+  platform:
+    platforms: posix
 notes:
   - The module never changes the unit; it only reads C(systemctl show -p ActiveState,SubState,MainPID,Result,ExecMainStatus).
 """
@@ -122,19 +124,10 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
 from ansible.module_utils.urls import open_url
+from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import parse_show
 
 _SHOW_PROPERTIES = ("ActiveState", "SubState", "MainPID", "Result", "ExecMainStatus", "ExecMainCode",
                     "NRestarts", "InvocationID")
-
-
-def parse_show(text):
-    """``systemctl show`` output (KEY=VALUE lines) as a dict."""
-    props = {}
-    for line in (text or "").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            props[key.strip()] = value.strip()
-    return props
 
 
 def unit_exit_reason(props, first_main_pid):

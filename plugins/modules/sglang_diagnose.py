@@ -56,16 +56,24 @@ options:
     description: Fail the task when the root cause is not C(none).
     type: bool
     default: true
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.flow
 attributes:
   check_mode:
-    description: Reads only; runs the same in check mode.
     support: full
+    details: Reads only; runs the same in check mode.
   diff_mode:
-    description: Changes nothing, so there is nothing to diff.
     support: none
   action:
-    description: Runs on the controller; only the log tail is read on the target.
     support: full
+    details: Runs on the controller; only the log tail is read on the target.
+  async:
+    support: none
+  bypass_host_loop:
+    support: none
+  platform:
+    platforms: posix
 notes:
   - The catalog's ids are C(none), C(kv_pool_too_small), C(mamba_pool_too_small), C(cuda_oom_weights),
     C(cuda_oom_cuda_graph), C(cuda_oom_runtime), C(kv_pool_exhausted_runtime), C(req_pool_exhausted_runtime),

@@ -58,13 +58,16 @@ options:
 notes:
   - Kernel log lines are read with C(journalctl -k), then C(dmesg); in unprivileged containers neither may
     be readable, which RV(unit.kernel_error) then says.
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
 attributes:
   check_mode:
-    description: Reads only; runs the same in check mode.
     support: full
+    details: Reads only; runs the same in check mode.
   diff_mode:
-    description: Changes nothing, so there is nothing to diff.
     support: none
+  platform:
+    platforms: posix
 seealso:
   - module: llmops.sglang.sglang_diagnose
 """

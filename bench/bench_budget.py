@@ -8,7 +8,6 @@ Targets: >= 10,000 core sizings/s; oracle agreement within 1 %; startup logs med
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import statistics
@@ -17,24 +16,22 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".build" / "collections"))
+sys.path.insert(0, str(ROOT / "tests" / "unit"))  # budget_fixtures: the fixture readers the unit tests use
+
+from budget_fixtures import (  # noqa: E402
+    CONFIGS,
+    evaluate_startup_log,
+    oracle_agreement,
+    oracle_cases,
+    startup_log_case,
+    startup_log_entries,
+)
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget import engine  # noqa: E402
 
-CONFIGS = ROOT / "tests/fixtures/model-configs"
-ORACLE = ROOT / "tests/fixtures/oracle"
-LOGS = ROOT / "tests/fixtures/startup_logs"
-GIB = 1 << 30
-
-
-def load_model(folder: pathlib.Path) -> dict:
-    model = {"config": json.loads((folder / "config.json").read_text())}
-    if (folder / "hf_quant_config.json").exists():
-        model["hf_quant_config"] = json.loads((folder / "hf_quant_config.json").read_text())
-    return model
-
 
 def bench_speed() -> None:
-    model = load_model(CONFIGS / "Qwen__Qwen3.6-27B")
+    model = engine.load_model_dir(str(CONFIGS / "Qwen__Qwen3.6-27B"))
     gpus = [{"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6",
              "pre_model_load_gib": 47.3, "index": i} for i in range(2)]
     args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
@@ -60,73 +57,8 @@ def bench_speed() -> None:
     print(f"find_fixes for the 0.5.9 incident: {fix_s * 1000:.0f} ms, {len(fixes)} fixes")
 
 
-# Torch/stub failures of the CPU harness itself: SGLang never got to size anything, so there is no oracle answer.
-HARNESS_ARTEFACTS = ("Cannot access accelerator device", "Torch not compiled with CUDA", "shimmed ",
-                     "Could not run 'aten::")
-
-
-def _no_oracle_record(case):
-    err = case.get("error") or {}
-    return bool(case.get("harness_error")) or (case.get("result") is None and not err) or \
-        any(a in str(err.get("message", "")) for a in HARNESS_ARTEFACTS)
-
-
-def _load_oom_in_harness(case, got_err):
-    """The CPU harness stubs free memory, so weights larger than the baseline never OOM there: SGLang's sizing
-    then fails on the negative remainder. On a GPU the weight load itself runs out of memory first, which is
-    what the engine reports; both say the launch cannot start."""
-    resident = (case.get("weights") or {}).get("resident_bytes") or 0
-    return got_err["type"] == "torch.OutOfMemoryError" and resident >= case["pre_model_load_gib"] * (1 << 30)
-
-
-def _oracle_cases():
-    for path in sorted(ORACLE.glob("sglang-*.json")):
-        data = json.loads(path.read_text())
-        for case in data["cases"]:
-            if _no_oracle_record(case):
-                continue
-            yield data["sglang_version"], case
-
-
-def _compare(version, case, own_weights):
-    model = load_model(CONFIGS / case["model"])
-    if not own_weights and case.get("weights"):
-        model["weights"] = {"target_param_bytes": case["weights"]["resident_bytes"]}
-    gpu = case["gpu"]
-    gpus = [{"index": i, "name": gpu["name"], "memory_total_mib": gpu["memory_total_mib"],
-             "compute_capability": gpu.get("compute_capability"), "pre_model_load_gib": case["pre_model_load_gib"]}
-            for i in range(int(gpu.get("count", 1)))]
-    try:
-        res = engine.evaluate(model, gpus, case["server_args"], version, env=case.get("env") or {},
-                              with_fixes=False)
-    except engine.BudgetInputError as exc:
-        return False, 100.0, f"input error: {exc}"
-    want_err, got_err = case.get("error"), res["error"]
-    if want_err or got_err:
-        same = bool(want_err and got_err) and (want_err["type"].split(".")[-1] == got_err["type"].split(".")[-1]
-                                               or _load_oom_in_harness(case, got_err))
-        detail = f"error want={want_err and want_err['type']} got={got_err and got_err['type']}"
-        return same, 0.0 if same else 100.0, detail
-    t, want = res["budget"]["totals"], case["result"]
-    worst, detail = 0.0, []
-    for name, got, exp in (("tokens", t["max_total_num_tokens"], want.get("max_total_num_tokens")),
-                           ("reqs", t["max_running_requests"], want.get("max_running_requests")),
-                           ("mamba", t["mamba_slots"], want.get("max_mamba_cache_size"))):
-        if exp is None:
-            continue
-        if got is None:
-            worst = 100.0
-            detail.append(f"{name} missing (want {exp})")
-            continue
-        err = abs(got - exp) / max(1, abs(exp)) * 100
-        if abs(got - exp) > max(1, 0.01 * abs(exp)):
-            detail.append(f"{name} {got} vs {exp}")
-        worst = max(worst, err if abs(got - exp) > 1 else 0.0)
-    return worst <= 1.0, worst, "; ".join(detail)
-
-
 def bench_oracle() -> None:
-    cases = list(_oracle_cases())
+    cases = oracle_cases()
     if not cases:
         print("oracle: no fixtures in tests/fixtures/oracle/ yet")
         return
@@ -135,7 +67,7 @@ def bench_oracle() -> None:
         for version, case in cases:
             if own and (case.get("weights") or {}).get("source", "meta-build") != "meta-build":
                 continue
-            ok, worst, detail = _compare(version, case, own)
+            ok, worst, detail = oracle_agreement(version, case, with_weights=not own)
             rows.append((version, case["id"], ok, worst, detail))
         by_version = {}
         for version, _id, ok, _w, _d in rows:
@@ -148,76 +80,34 @@ def bench_oracle() -> None:
                 print(f"   worst: {version} {cid}: {worst:.2f} % {detail}")
 
 
-def _load_index():
-    path = LOGS / "INDEX.yml"
-    if not path.exists():
-        return []
-    try:
-        import yaml
-    except ImportError:
-        print("startup logs: PyYAML missing, skipped")
-        return []
-    return yaml.safe_load(path.read_text()) or []
-
-
 def bench_logs() -> None:
-    entries = _load_index()
+    entries = startup_log_entries()
     if not entries:
         print("startup logs: tests/fixtures/startup_logs/INDEX.yml not present")
         return
     errors, skipped, unpinned, end_to_end = [], [], [], []
     for e in entries:
-        obs = e.get("observed") or {}
-        folder = None
-        if e.get("config_dir"):
-            for base in (CONFIGS, LOGS):  # config_dir: <org>__<model> in model-configs, or configs/<org>__<model> here
-                if (base / e["config_dir"]).exists():
-                    folder = base / e["config_dir"]
-        if folder is None:
-            skipped.append(f"{e['file']}: no config.json")
+        inputs, why_not = startup_log_case(e)
+        if inputs is None:
+            skipped.append(f"{e['file']}: {why_not}")
             continue
-        before, after = obs.get("load_weight_avail_mem_gb_before"), obs.get("load_weight_avail_mem_gb_after")
-        usage = obs.get("mem_usage_gb")
-        if before is None and after is not None and usage is not None:
-            before = after + usage
-        if before is None:
-            skipped.append(f"{e['file']}: no baseline (Load weight begin avail mem) in the log")
-            continue
-        args = {k: v for k, v in (e.get("server_args") or {}).items() if v is not None and k in (
-            "tp_size", "mem_fraction_static", "chunked_prefill_size", "context_length", "kv_cache_dtype",
-            "max_running_requests", "page_size")}
-        gpu = e.get("gpu") or {}
-        tp = int(args.get("tp_size") or 1)
-        total_mib = gpu.get("memory_total_mib") or (before + 1.0) * 1024
-        gpus = [{"index": i, "name": gpu.get("name", "GPU"), "memory_total_mib": total_mib,
-                 "pre_model_load_gib": before} for i in range(tp)]
-        model = load_model(folder)
-        version = str(e.get("sglang_version") or "0.5.9")
         try:
-            own = engine.evaluate(model, gpus, args, version, allow_nearest_profile=True, with_fixes=False)
-            if after is not None:
-                model["weights"] = {"target_param_bytes": int((before - after) * GIB)}
-            res = engine.evaluate(model, gpus, args, version, allow_nearest_profile=True, with_fixes=False)
+            own = evaluate_startup_log(inputs, logged_weights=False)
+            res = own if inputs["logged_weight_bytes"] is None else evaluate_startup_log(inputs, logged_weights=True)
         except engine.BudgetInputError as exc:
             skipped.append(f"{e['file']}: {exc}")
             continue
+        want = inputs["logged_tokens"]
         own_tokens = own["budget"]["totals"]["max_total_num_tokens"]
-        scored = args.get("mem_fraction_static") is not None or str(e.get("sglang_version")) in ("0.5.9", "0.5.23")
-        if scored and own_tokens and obs.get("max_total_num_tokens"):
-            end_to_end.append((abs(own_tokens - obs["max_total_num_tokens"]) / obs["max_total_num_tokens"] * 100,
-                               e["file"]))
+        if inputs["fraction_known"] and own_tokens and want:
+            end_to_end.append((abs(own_tokens - want) / want * 100, e["file"]))
         got = res["budget"]["totals"]["max_total_num_tokens"]
-        want = obs.get("max_total_num_tokens")
         if got is None or not want:
             skipped.append(f"{e['file']}: engine predicted no pool ({res['error']})")
             continue
         err = (abs(got - want) / want * 100, e["file"], got, want)
-        pinned = str(e.get("sglang_version")) in ("0.5.9", "0.5.23")
-        if args.get("mem_fraction_static") is None and not pinned:
-            # the default fraction is a per-release heuristic; an unpinned older release's default is not ours
-            unpinned.append(err)
-        else:
-            errors.append(err)
+        # the default fraction is a per-release heuristic; an unpinned older release's default is not ours
+        (errors if inputs["fraction_known"] else unpinned).append(err)
     if errors:
         errs = [x[0] for x in errors]
         print(f"startup logs: {len(errors)} comparable, median |error| {statistics.median(errs):.2f} % "

@@ -4,12 +4,11 @@
 Formulas follow SGLang's source (see plugins/plugin_utils/budget/*.py docstrings); the expected values are
 written out from the config's dimensions, not read back from the engine.
 """
-import json
 import pathlib
 
 import pytest
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate, load_model_dir
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import compute_weights, rope_cache_bytes
 
@@ -19,11 +18,7 @@ H100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559, "compute_cap
 
 
 def load(name):
-    folder = CONFIGS / name
-    model = {"config": json.loads((folder / "config.json").read_text())}
-    if (folder / "hf_quant_config.json").exists():
-        model["hf_quant_config"] = json.loads((folder / "hf_quant_config.json").read_text())
-    return model
+    return load_model_dir(str(CONFIGS / name))
 
 
 def spec_of(name):

@@ -8,7 +8,6 @@ false alarm, ratio <= 1.5, classify < 20 ms)."""
 from __future__ import annotations
 
 import collections
-import json
 import os
 import pathlib
 import statistics
@@ -18,30 +17,18 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".build" / "collections"))
+sys.path.insert(0, str(ROOT / "tests" / "unit"))  # diagnosis_fixtures: the corpus readers the unit tests use
 
-import yaml  # noqa: E402
+from diagnosis_fixtures import LOGS, corpus, cut_short_false_alarms, healthy_real_logs, tail_for  # noqa: E402
 
 from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import format_marker, read_tail  # noqa: E402
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify  # noqa: E402
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose  # noqa: E402
 
-LOGS = ROOT / "tests" / "fixtures" / "logs"
-
-
-def corpus():
-    entries = []
-    for index in (LOGS / "INDEX.yml", LOGS / "source-derived" / "INDEX.yml"):
-        if index.exists():
-            entries.extend(yaml.safe_load(index.read_text(encoding="utf-8")) or [])
-    return entries
-
 
 def predict(entry):
-    path = LOGS / entry["file"]
-    if path.name.endswith(".tail.json"):
-        return diagnose(json.loads(path.read_text(encoding="utf-8")), since_marker=True)["root_cause"]
-    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-    return diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)["root_cause"]
+    tail, since_marker = tail_for(entry)
+    return diagnose(tail, since_marker=since_marker)["root_cause"]
 
 
 def accuracy():
@@ -78,19 +65,14 @@ def accuracy():
         print("  MISS %s: label %s, predicted %s" % miss)
 
 
-def cut_short_false_alarms():
-    """Every prefix of every real healthy start (diagnoser corpus and startup logs): a start still loading, or
-    killed from outside, must not read as a specific failure with medium or high confidence."""
-    paths = [LOGS / e["file"] for e in corpus() if e["label"] == "none" and e.get("kind") == "real"]
-    paths += sorted((ROOT / "tests" / "fixtures" / "startup_logs").glob("*.log"))
+def bench_cut_short():
+    """False alarms on every prefix of every real healthy start (target 0)."""
+    paths = healthy_real_logs()
     prefixes, alarms = 0, collections.Counter()
     for path in paths:
-        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-        for end in range(1, len(lines) + 1):
-            prefixes += 1
-            result = classify(lines[:end])
-            if result["root_cause"] not in ("none", "other") and result["confidence"] != "low":
-                alarms[result["root_cause"]] += 1
+        count, found = cut_short_false_alarms(path)
+        prefixes += count
+        alarms.update(result["root_cause"] for _end, result in found)
     print("real healthy starts cut short at every line: %d false alarms in %d prefixes of %d logs (target 0)%s"
           % (sum(alarms.values()), prefixes, len(paths), "".join(" %s=%d" % kv for kv in sorted(alarms.items()))))
 
@@ -146,6 +128,6 @@ def classify_time():
 
 if __name__ == "__main__":
     accuracy()
-    cut_short_false_alarms()
+    bench_cut_short()
     tail_ratio()
     classify_time()

@@ -11,32 +11,12 @@ test grows with the corpus. Plain logs are classified as an ad hoc run would (si
 from __future__ import annotations
 
 import json
-import pathlib
 
 import pytest
-import yaml
+from diagnosis_fixtures import LOGS, corpus, tail_for
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CAUSES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
-
-LOGS = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "logs"
-INDEXES = (LOGS / "INDEX.yml", LOGS / "source-derived" / "INDEX.yml")
-
-
-def corpus():
-    entries = []
-    for index in INDEXES:
-        if index.exists():
-            entries.extend(yaml.safe_load(index.read_text(encoding="utf-8")) or [])
-    return entries
-
-
-def tail_for(entry):
-    path = LOGS / entry["file"]
-    if path.name.endswith(".tail.json"):
-        return json.loads(path.read_text(encoding="utf-8")), True
-    lines = path.read_bytes().decode("utf-8", "replace").splitlines()
-    return {"log": {"path": str(path), "exists": True, "lines": lines, "mtime": path.stat().st_mtime}}, False
 
 
 ENTRIES = corpus()

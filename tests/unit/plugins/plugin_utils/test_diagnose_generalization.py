@@ -16,10 +16,8 @@ GNU ld, DeepEP and uvicorn, with made-up surroundings.
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
-import yaml
+from diagnosis_fixtures import FIXTURES, cut_short_false_alarms, healthy_real_logs
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
@@ -182,20 +180,7 @@ def test_a_runtime_failure_in_a_serving_tail_still_wins():
     assert _diagnose(lines)["root_cause"] == "kv_pool_exhausted_runtime"
 
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "fixtures"
-
-
-def _healthy_real_logs():
-    """Real public logs of starts that went on to serve: the diagnoser corpus' ``none`` cases and the startup logs."""
-    entries = yaml.safe_load((FIXTURES / "logs" / "INDEX.yml").read_text(encoding="utf-8"))
-    paths = [FIXTURES / "logs" / e["file"] for e in entries if e["label"] == "none" and e["kind"] == "real"]
-    return paths + sorted((FIXTURES / "startup_logs").glob("*.log"))
-
-
-@pytest.mark.parametrize("path", _healthy_real_logs(), ids=lambda p: str(p.relative_to(FIXTURES)))
+@pytest.mark.parametrize("path", healthy_real_logs(), ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_a_healthy_start_cut_short_is_never_a_specific_failure(path):
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    for end in range(1, len(lines) + 1):
-        result = classify(lines[:end])
-        assert result["root_cause"] in ("none", "other") or result["confidence"] == "low", (
-            "first %d lines read as %s: %s" % (end, result["root_cause"], result["evidence"][:2]))
+    _prefixes, alarms = cut_short_false_alarms(path)
+    assert not alarms, ["first %d lines read as %s: %s" % (end, r["root_cause"], r["evidence"][:2]) for end, r in alarms]

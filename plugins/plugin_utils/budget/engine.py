@@ -238,10 +238,9 @@ def _sm(gpu: Dict[str, Any]) -> int:
         if m:
             return int(m.group(1)) * 10 + int(m.group(2))
     name = str(gpu.get("name", "")).upper()
-    for key, sm in _SM_BY_NAME:
-        if key in name:
-            return sm
-    return 80
+    # the longest name that matches: "A100" must not be read as "A10", nor "L40S" as "L4"
+    matches = [(len(key), sm) for key, sm in _SM_BY_NAME if key in name]
+    return max(matches)[1] if matches else 80
 
 
 def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:

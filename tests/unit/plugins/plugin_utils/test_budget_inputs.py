@@ -277,3 +277,13 @@ def test_059_rejects_a_modelopt_config_without_fp8_at_weight_load():
     assert old["error"]["type"] == "ValueError" and "ModelOptFp8Config" in old["error"]["message"]
     assert old["checks"][-1] == {"id": "weight_load", "passed": False}
     assert evaluate(model, gpus, {"tp_size": 1}, "0.5.23", with_fixes=False)["error"] is None
+
+
+@pytest.mark.parametrize("name, sm", [("NVIDIA A100-SXM4-80GB", 80), ("NVIDIA A10", 86), ("NVIDIA A10G", 86),
+                                      ("NVIDIA L40S", 89), ("NVIDIA L4", 89), ("NVIDIA H200", 90),
+                                      ("NVIDIA RTX A6000", 86)])
+def test_declared_gpu_without_compute_capability_gets_its_sm_from_the_name(name, sm):
+    # The longest matching name wins: an A100 is not an A10.
+    res = evaluate({"config": LLAMA}, [{"name": name, "memory_total_mib": 81920}], {"tp_size": 1}, "0.5.23",
+                   with_fixes=False)
+    assert res["resolved_args"]["sm"] == sm

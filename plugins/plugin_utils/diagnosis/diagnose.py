@@ -91,20 +91,9 @@ def _clean_unit(unit):
 
 
 def _budget_cause(budget):
+    """The budget's root cause when it is a catalog id (the engine's memory causes are), else None."""
     cause = str(budget.get("root_cause") or "")
-    if cause in CAUSES:
-        return cause
-    lowered = cause.lower()
-    for key, mapped in (("mamba", "mamba_pool_too_small"), ("graph", "cuda_oom_cuda_graph"),
-                        ("weight", "cuda_oom_weights"), ("kv", "kv_pool_too_small")):
-        if key in lowered:
-            return mapped
-    return None
-
-
-def _budget_fails(budget):
-    """Whether the budget predicted a failed start (the engine's verdicts are fits, degraded and fails)."""
-    return str(budget.get("verdict") or "").lower() in ("fails", "fail", "failed", "error")
+    return cause if cause in CAUSES else None
 
 
 def _budget_fix_text(budget, fix):
@@ -133,7 +122,7 @@ def apply_budget(result, budget):
             result["numbers"].setdefault("budget_" + key, totals[key])
     if result["root_cause"] not in MEMORY_CAUSES and result.get("underlying_cause") not in MEMORY_CAUSES:
         return result
-    if not _budget_fails(budget):
+    if budget.get("verdict") != "fails":
         result["notes"].append("the memory budget predicted this configuration fits; the log's cause stands")
         return result
     cause = _budget_cause(budget)

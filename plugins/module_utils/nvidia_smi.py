@@ -35,6 +35,26 @@ _INT_KEYS = ("index", "memory_total_mib", "memory_used_mib", "memory_free_mib")
 _MISSING = ("[n/a]", "[not supported]", "n/a", "[unknown error]", "[insufficient permissions]", "")
 
 
+def query(run_command, nvidia_smi, kind, fields):
+    """``nvidia-smi --query-<kind>=<fields>`` in bare CSV, run with ``run_command`` (AnsibleModule's): (rc, out, err)."""
+    return run_command([nvidia_smi, "--query-%s=%s" % (kind, ",".join(fields)), "--format=csv,noheader,nounits"])
+
+
+def query_gpus(run_command, nvidia_smi):
+    """(rc, out, err, fields) of the GPU query; asked again without compute_cap when the driver does not know it."""
+    rc, out, err = query(run_command, nvidia_smi, "gpu", GPU_QUERY_FIELDS)
+    if rc != 0 and "compute_cap" in (out + err):
+        rc, out, err = query(run_command, nvidia_smi, "gpu", GPU_QUERY_FIELDS_LEGACY)
+        return rc, out, err, GPU_QUERY_FIELDS_LEGACY
+    return rc, out, err, GPU_QUERY_FIELDS
+
+
+def uuid_key(text):
+    """A GPU UUID as compared: lower case, without the ``GPU-`` prefix nvidia-smi prints."""
+    text = str(text).strip().lower()
+    return text[4:] if text.startswith("gpu-") else text
+
+
 class NvidiaSmiParseError(ValueError):
     """nvidia-smi printed something that is not the CSV that was asked for."""
 

@@ -111,18 +111,14 @@ msg:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.llmops.sglang.plugins.module_utils.nvidia_smi import (
-    GPU_QUERY_FIELDS,
-    GPU_QUERY_FIELDS_LEGACY,
+    PROCESS_QUERY_FIELDS,
     NvidiaSmiParseError,
     attach_processes,
     parse_gpus,
     parse_processes,
+    query,
+    query_gpus,
 )
-
-
-def _query(module, nvidia_smi, kind, fields):
-    cmd = [nvidia_smi, "--query-%s=%s" % (kind, ",".join(fields)), "--format=csv,noheader,nounits"]
-    return module.run_command(cmd)
 
 
 def _unavailable(module, msg):
@@ -149,11 +145,7 @@ def main():
             % module.params["nvidia_smi_path"],
         )
 
-    fields = GPU_QUERY_FIELDS
-    rc, out, err = _query(module, nvidia_smi, "gpu", fields)
-    if rc != 0 and "compute_cap" in (out + err):
-        fields = GPU_QUERY_FIELDS_LEGACY
-        rc, out, err = _query(module, nvidia_smi, "gpu", fields)
+    rc, out, err, fields = query_gpus(module.run_command, nvidia_smi)
     if rc != 0:
         lines = (err or out).strip().splitlines()
         _unavailable(module, "nvidia-smi failed (rc=%d): %s" % (rc, lines[-1] if lines else "no output"))
@@ -161,7 +153,7 @@ def main():
         gpus = parse_gpus(out, fields)
         processes = []
         if module.params["include_processes"]:
-            prc, pout, perr = _query(module, nvidia_smi, "compute-apps", ("pid", "process_name", "used_memory", "gpu_uuid"))
+            prc, pout, perr = query(module.run_command, nvidia_smi, "compute-apps", PROCESS_QUERY_FIELDS)
             if prc != 0:
                 module.fail_json(msg="nvidia-smi --query-compute-apps failed (rc=%d): %s" % (prc, (perr or pout).strip()))
             processes = parse_processes(pout)

@@ -201,6 +201,7 @@ from ansible_collections.community.proxmox.plugins.module_utils.proxmox import (
     ProxmoxAnsible,
     create_proxmox_module,
 )
+from ansible_collections.llmops.sglang.plugins.module_utils.nvidia_smi import uuid_key
 
 MANAGED_PREFIX = "/dev/nvidia"
 NVIDIA_MAJOR = 195
@@ -223,11 +224,6 @@ def _describe(gpu):
     return " ".join(parts)
 
 
-def _uuid_key(text):
-    text = str(text).strip().lower()
-    return text[4:] if text.startswith("gpu-") else text
-
-
 def normalise_gpus(host_gpus):
     """host_gpus as dicts with an int index, a uuid, an int minor (default: the index) and a name."""
     out = []
@@ -248,7 +244,7 @@ def select_gpus(host_gpus, selectors):
     if not host_gpus:
         raise SelectionError("the node reports no NVIDIA GPU (nvidia-smi listed none)")
     by_index = dict((int(g["index"]), g) for g in host_gpus)
-    by_uuid = dict((_uuid_key(g["uuid"]), g) for g in host_gpus)
+    by_uuid = dict((uuid_key(g["uuid"]), g) for g in host_gpus)
     chosen = {}
     for raw in selectors or ["all"]:
         text = str(raw).strip()
@@ -258,7 +254,7 @@ def select_gpus(host_gpus, selectors):
         if re.match(r"^\d+$", text):
             gpu = by_index.get(int(text))
         else:
-            gpu = by_uuid.get(_uuid_key(text))
+            gpu = by_uuid.get(uuid_key(text))
         if gpu is None:
             known = "; ".join(_describe(g) for g in sorted(host_gpus, key=lambda g: int(g["index"])))
             raise SelectionError(

@@ -89,10 +89,10 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.llmops.sglang.plugins.module_utils.nvidia_smi import (
-    GPU_QUERY_FIELDS,
-    GPU_QUERY_FIELDS_LEGACY,
     NvidiaSmiParseError,
     parse_gpus,
+    query_gpus,
+    uuid_key,
 )
 
 VERSION_FILES = ("/sys/module/nvidia/version", "/proc/driver/nvidia/version")
@@ -108,11 +108,6 @@ def driver_version(texts):
     return ""
 
 
-def _uuid_key(text):
-    text = str(text).strip().lower()
-    return text[4:] if text.startswith("gpu-") else text
-
-
 def parse_information(texts):
     """Device minors by GPU UUID from the texts of /proc/driver/nvidia/gpus/<bus>/information."""
     minors = {}
@@ -123,7 +118,7 @@ def parse_information(texts):
             if sep:
                 record[field.strip()] = value.strip()
         if record.get("GPU UUID") and re.match(r"^\d+$", record.get("Device Minor", "")):
-            minors[_uuid_key(record["GPU UUID"])] = int(record["Device Minor"])
+            minors[uuid_key(record["GPU UUID"])] = int(record["Device Minor"])
     return minors
 
 
@@ -132,7 +127,7 @@ def with_minors(gpus, minors):
     out = []
     for gpu in sorted(gpus, key=lambda g: g["index"]):
         gpu = dict(gpu)
-        minor = minors.get(_uuid_key(gpu["uuid"]))
+        minor = minors.get(uuid_key(gpu["uuid"]))
         gpu["minor"] = gpu["index"] if minor is None else minor
         out.append(gpu)
     return out
@@ -179,12 +174,7 @@ def main():
     if not smi or not os.access(smi, os.X_OK):
         module.fail_json(msg="nvidia-smi ({0}) is not on this node; it comes with the NVIDIA driver {1} that is "
                              "loaded. Install the driver's utilities on the node.".format(p["nvidia_smi"], version))
-    fields = GPU_QUERY_FIELDS
-    rc, out, err = module.run_command([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"])
-    if rc != 0 and "compute_cap" in (err + out):
-        # Drivers older than 510 do not know compute_cap.
-        fields = GPU_QUERY_FIELDS_LEGACY
-        rc, out, err = module.run_command([smi, "--query-gpu=" + ",".join(fields), "--format=csv,noheader,nounits"])
+    rc, out, err, fields = query_gpus(module.run_command, smi)
     if rc != 0:
         module.fail_json(msg="nvidia-smi failed on this node (rc {0}): {1}".format(rc, (err or out).strip()))
     try:

@@ -45,13 +45,9 @@ def _element_count(shape):
     return count
 
 
-def parse_header(handle, file_size):
-    """Parse the header of an open binary safetensors file of ``file_size`` bytes.
-
-    Returns a dict with ``header_bytes`` (8 + N), ``data_bytes``, ``tensors`` (count),
-    ``parameters`` (sum of element counts), ``dtypes`` (dtype -> tensor count) and ``metadata``.
-    Raises SafetensorsHeaderError naming the first problem found.
-    """
+def read_header_json(handle, file_size):
+    """(N, the header's JSON object, ``__metadata__`` included) of an open binary safetensors file of
+    ``file_size`` bytes, after checking the length prefix. Raises SafetensorsHeaderError."""
     prefix = handle.read(8)
     if len(prefix) < 8:
         raise SafetensorsHeaderError("file is %d bytes, shorter than the 8-byte header length" % len(prefix))
@@ -69,6 +65,17 @@ def parse_header(handle, file_size):
         raise SafetensorsHeaderError("header is not valid UTF-8 JSON: %s" % exc)
     if not isinstance(header, dict):
         raise SafetensorsHeaderError("header JSON is a %s, not an object" % type(header).__name__)
+    return header_len, header
+
+
+def parse_header(handle, file_size):
+    """Parse the header of an open binary safetensors file of ``file_size`` bytes.
+
+    Returns a dict with ``header_bytes`` (8 + N), ``data_bytes``, ``tensors`` (count),
+    ``parameters`` (sum of element counts), ``dtypes`` (dtype -> tensor count) and ``metadata``.
+    Raises SafetensorsHeaderError naming the first problem found.
+    """
+    header_len, header = read_header_json(handle, file_size)
     metadata = header.pop(METADATA_KEY, None)
     if metadata is not None and not isinstance(metadata, dict):
         raise SafetensorsHeaderError("__metadata__ is not an object")
@@ -118,10 +125,20 @@ def parse_header(handle, file_size):
     }
 
 
-def read_header(path):
-    """parse_header() for the file at ``path``."""
+def _with_file(path, read):
     with open(path, "rb") as handle:
         handle.seek(0, 2)
         size = handle.tell()
         handle.seek(0)
-        return parse_header(handle, size)
+        return read(handle, size)
+
+
+def read_header(path):
+    """parse_header() for the file at ``path``."""
+    return _with_file(path, parse_header)
+
+
+def read_header_object(path):
+    """The header's JSON object of the file at ``path`` (tensor entries and ``__metadata__``), checked as
+    read_header_json() checks it."""
+    return _with_file(path, read_header_json)[1]

@@ -100,9 +100,9 @@ def load_model_dir(path: str) -> Dict[str, Any]:
                                        "check the file's permissions") from None
             out[key] = parse_model_file(name, text, p)
     if "safetensors_index" not in out:
-        shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
-        if shards:
-            out["safetensors_headers"] = [read_safetensors_header(os.path.join(path, f)) for f in shards]
+        headers = _checkpoint_files(path)[1]
+        if headers:
+            out["safetensors_headers"] = headers
     return out
 
 
@@ -114,14 +114,15 @@ def _checkpoint_files(path: str) -> Tuple[Optional[Dict[str, Any]], Optional[Lis
     key = (path, os.stat(path).st_mtime)
     if key not in _CHECKPOINT_CACHE:
         index, headers = None, None
-        idx = os.path.join(path, "model.safetensors.index.json")
+        name = MODEL_FILES["safetensors_index"]
+        idx = os.path.join(path, name)
         if os.path.isfile(idx):
             try:
-                with open(idx, encoding="utf-8") as handle:
-                    index = json.load(handle)
-            except (OSError, ValueError) as exc:
-                raise BudgetInputError("model.safetensors_index", f"{idx} is not valid JSON ({exc})",
-                                       "restore the file from the model repository") from None
+                with open(idx, "rb") as handle:
+                    index = parse_model_file(name, handle.read(), idx)
+            except OSError as exc:
+                raise BudgetInputError("model.safetensors_index", f"cannot read {idx} ({exc})",
+                                       "check the file's permissions") from None
         else:
             shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
             headers = [read_safetensors_header(os.path.join(path, f)) for f in shards] or None

@@ -17,40 +17,30 @@ and for MLA the absorbed ``w_kc``/``w_vc`` copies that
 
 from __future__ import annotations
 
-import json
 import math
-import struct
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
+    SafetensorsHeaderError,
+    read_header_object,
+)
 
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
 
 VOCAB_PAD = 64  # layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
-_SAFETENSORS_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "I64": 8,
-                            "I32": 4, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1, "F8_E8M0": 1, "U32": 4, "F4": 0.5}
 
 
 def read_safetensors_header(path: str) -> Dict[str, Any]:
     """Return the JSON header of a ``.safetensors`` file, reading only its first 8 + N bytes."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(8)
-            if len(raw) != 8:
-                raise BudgetInputError("model.path", f"{path} is not a safetensors file (shorter than 8 bytes)",
-                                       "point model at the checkpoint directory")
-            (length,) = struct.unpack("<Q", raw)
-            if length <= 0 or length > 100 * 1024 * 1024:
-                raise BudgetInputError("model.path", f"{path} has an implausible safetensors header length {length}",
-                                       "check that the file is a complete safetensors shard")
-            header = handle.read(length)
+        return read_header_object(path)
     except OSError as exc:
         raise BudgetInputError("model.path", f"cannot read {path}: {exc.strerror}",
                                "check the path and its permissions") from None
-    try:
-        return json.loads(header.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise BudgetInputError("model.path", f"{path} has a malformed safetensors header",
+    except SafetensorsHeaderError as exc:
+        raise BudgetInputError("model.path", f"{path} is not a complete safetensors shard: {exc}",
                                "re-download the shard") from None
 
 

@@ -287,3 +287,13 @@ def test_declared_gpu_without_compute_capability_gets_its_sm_from_the_name(name,
     res = evaluate({"config": LLAMA}, [{"name": name, "memory_total_mib": 81920}], {"tp_size": 1}, "0.5.23",
                    with_fixes=False)
     assert res["resolved_args"]["sm"] == sm
+
+
+def test_truncated_safetensors_shard_is_named_with_the_fix(tmp_path):
+    # The same checks as model_files_verify (module_utils/safetensors_header.py): a header running past the end
+    # of the file is a truncated download.
+    path = tmp_path / "model-00001-of-00002.safetensors"
+    path.write_bytes((4096).to_bytes(8, "little") + b'{"a": ')
+    with pytest.raises(BudgetInputError, match=r"is not a complete safetensors shard: header length 4096 runs past"
+                                               r".*re-download the shard"):
+        read_safetensors_header(str(path))

@@ -846,14 +846,3 @@ def find_fixes(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, 
     rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
         model, gpus, server_args, sglang_version, allow_nearest_profile, env)
     return _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env, gpus)
-
-
-def core_tokens(model: Any, gpus: Any, server_args: Any, sglang_version: str,
-                env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    """The sizing alone (no fixes, no fraction search): what the benchmark and the fix search time."""
-    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
-        model, gpus, server_args, sglang_version, False, env)
-    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
-    s = core["sizing"]
-    return {"error": core["error"], "max_total_num_tokens": s.max_total_num_tokens if s else None,
-            "max_running_requests": s.max_running_requests if s else None, "mamba_slots": s.mamba_slots if s else None}

@@ -565,12 +565,9 @@ class Sizing:
     max_running_requests: int
     mamba_slots: int
     swa_tokens: Optional[int]
-    rest_after_slack_gib: float
     mamba_main_gib: float
     mamba_spec_gib: float
     kv_pool_gib: float
-    resident_gib: float
-    mm_reserve_gib: float
     warnings: List[Dict[str, str]]
 
 
@@ -743,8 +740,8 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
         raise StartupError("AssertionError", MSG_POOL_SMALL, "kv_pool_too_small")
     kv_gib = tokens * cell_b / GIB
     return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=K,
-                  swa_tokens=swa_tokens, rest_after_slack_gib=avail - slack - mm, mamba_main_gib=mamba_main,
-                  mamba_spec_gib=mamba_spec, kv_pool_gib=kv_gib, resident_gib=resident_gib, mm_reserve_gib=mm,
+                  swa_tokens=swa_tokens, mamba_main_gib=mamba_main,
+                  mamba_spec_gib=mamba_spec, kv_pool_gib=kv_gib,
                   warnings=warnings)
 
 

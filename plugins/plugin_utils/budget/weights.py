@@ -442,9 +442,6 @@ class WeightBreakdown:
     source: str
     checkpoint_total_bytes: Optional[int]
 
-    def to_dict(self) -> Dict[str, Any]:
-        return dict(self.__dict__)
-
 
 def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
                     source: str = "shapes", attn_tp: Optional[int] = None,

@@ -11,6 +11,7 @@ engine's inputs, and the engine's verdict into a task result.
 from __future__ import annotations
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_catalog import as_option
 
 FAIL_ON_VERDICTS = {
     "error": ("fails",),
@@ -82,7 +83,7 @@ def flag_changes(changes: dict) -> str:
     """Render a fix's dest-keyed changes as command-line flags (``None`` removes a flag)."""
     parts = []
     for dest, value in changes.items():
-        flag = "--" + dest.replace("_", "-")
+        flag = as_option(dest)
         if value is None or value is False:
             parts.append(f"drop {flag}")
         elif value is True:

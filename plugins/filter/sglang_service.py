@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, llmops.sglang maintainers
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters the sglang_service role plans its launch with (docs: sglang_service_args.yml, sglang_service_launch.yml)."""
+"""Filters the sglang_service role plans its launch and its retune with (docs: the same-name .yml files)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.service_launch impor
     ServiceLaunchError,
     launch_plan,
     merge_service_args,
+    pick_autotune_fix,
 )
 
 display = Display()
@@ -37,8 +38,18 @@ def sglang_service_launch(args, version):
     return plan
 
 
+def sglang_autotune_fix(fixes, min_max_running_requests, max_mem_fraction_static, side_effects=None):
+    """The best-ranked budget fix within the retune bounds, or None."""
+    return pick_autotune_fix(fixes, int(min_max_running_requests), float(max_mem_fraction_static),
+                             tuple(side_effects or ("none",)))
+
+
 class FilterModule:
     """sglang_service launch filters."""
 
     def filters(self):
-        return {"sglang_service_args": sglang_service_args, "sglang_service_launch": sglang_service_launch}
+        return {
+            "sglang_autotune_fix": sglang_autotune_fix,
+            "sglang_service_args": sglang_service_args,
+            "sglang_service_launch": sglang_service_launch,
+        }

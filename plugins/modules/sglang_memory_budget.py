@@ -172,7 +172,11 @@ budget:
   returned: always
   type: dict
 fixes:
-  description: Concrete flag changes with their re-computed outcome, ranked by least capacity lost.
+  description:
+    - Concrete flag changes with their re-computed outcome, ranked by least capacity lost.
+    - Each has C(changes) (flag dest to new value, V(null) drops the flag), C(verdict), C(max_total_num_tokens),
+      C(max_running_requests), C(summary) and C(side_effect), V(none) (only concurrency, pool split or
+      parallelism change), V(quality) (shorter context or lower precision) or V(speed) (less speculative decoding).
   returned: always
   type: list
   elements: dict

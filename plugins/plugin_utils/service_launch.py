@@ -89,3 +89,28 @@ def launch_plan(args, version):
         "url": probe_url(host, port),
         "warnings": validated.warnings,
     }
+
+
+# Flags a retune cannot change in place: the container's GPUs were chosen for the current parallel sizes.
+GPU_COUNT_FIELDS = ("tp_size", "pp_size", "dp_size", "ep_size")
+
+
+def pick_autotune_fix(fixes, min_max_running_requests, max_mem_fraction_static, side_effects=("none",)):
+    """The budget engine's best-ranked fix the role may apply by itself, or None.
+
+    A fix qualifies when it is predicted to start, keeps max_running_requests at or above the floor, keeps
+    mem_fraction_static at or below the ceiling, changes no GPU count, and has an allowed side effect (by default
+    none: no shorter context, lower precision or less speculation without the operator's consent).
+    """
+    for fix in fixes or []:
+        changes = fix.get("changes") if isinstance(fix, Mapping) else None
+        if not isinstance(changes, Mapping) or not changes or fix.get("verdict") == "fails":
+            continue
+        if fix.get("side_effect") not in side_effects or set(changes) & set(GPU_COUNT_FIELDS):
+            continue
+        if int(changes.get("max_running_requests", min_max_running_requests)) < min_max_running_requests:
+            continue
+        if float(changes.get("mem_fraction_static", 0)) > max_mem_fraction_static:
+            continue
+        return dict(fix)
+    return None

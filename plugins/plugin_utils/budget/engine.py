@@ -670,6 +670,14 @@ _SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_
                 "mamba_full_memory_ratio": 0,
                 "context_length": 1, "mamba_ssm_dtype": 1, "kv_cache_dtype": 1, "quantization": 1,
                 "speculative_num_steps": 2, "speculative_algorithm": 2}
+# What a fix costs besides capacity, by the rank above: "none" (only concurrency, pool split, parallelism),
+# "quality" (shorter context or lower precision), "speed" (less or no speculative decoding).
+SIDE_EFFECTS = ("none", "quality", "speed")
+
+
+def fix_side_effect(changes: Dict[str, Any]) -> str:
+    """The side effect of a fix's flag changes (the worst of its flags; an unknown flag counts as quality)."""
+    return SIDE_EFFECTS[max(_SIDE_EFFECT.get(k, 1) for k in changes)]
 
 
 def _quick(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, margin: float = 0.0):
@@ -710,7 +718,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
         core, verdict = got
         s = core["sizing"]
         candidates.append({"changes": changes, "verdict": verdict, "max_total_num_tokens": s.max_total_num_tokens,
-                           "max_running_requests": s.max_running_requests, "summary": summary})
+                           "max_running_requests": s.max_running_requests, "summary": summary,
+                           "side_effect": fix_side_effect(changes)})
 
     R = r0.max_running_requests
     spec_on = r0.spec_algorithm is not None
@@ -825,7 +834,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
                 break
 
     def key(c):
-        kind = max(_SIDE_EFFECT.get(k, 1) for k in c["changes"])
+        kind = SIDE_EFFECTS.index(c["side_effect"])
         ctx_ok = min(1.0, c["max_total_num_tokens"] / max(1, ctx))
         return (_VERDICT_RANK[c["verdict"]], kind, -(c["max_running_requests"] * ctx_ok),
                 -c["max_total_num_tokens"])

@@ -167,6 +167,9 @@ def _journal(module, invocation_id, lines, max_line_length):
     journalctl = module.get_bin_path("journalctl")
     if not journalctl:
         return [], [], "journalctl not found"
+    # A service that just exited may have output journald has not stored yet; --sync makes journald store
+    # everything written before it (best effort: it needs the privileges the role runs with).
+    module.run_command([journalctl, "--sync"])
     rc, out, err = module.run_command([
         journalctl, "--no-pager", "-o", "json", "-n", str(lines),
         "_SYSTEMD_INVOCATION_ID=%s" % invocation_id, "+", "INVOCATION_ID=%s" % invocation_id,

@@ -25,11 +25,11 @@ class ServiceLaunchError(ValueError):
     """Arguments the role cannot launch; the message names them and the fix."""
 
 
-def _fields(args, name, version):
+def _validated(args, name, version, check_required=False):
     if not isinstance(args, Mapping):
         raise ServiceLaunchError("%s must be a dict keyed by flag name, e.g. {tp_size: 2}; got %s"
                                  % (name, type(args).__name__))
-    return check_server_args(args, version, check_required=False).values
+    return check_server_args(args, version, check_required=check_required)
 
 
 def _refuse_reserved(fields, where):
@@ -47,8 +47,8 @@ def merge_service_args(server_args, extra_args, version, enable_metrics=True):
     Raises FlagValidationError for a flag the release does not have, ServiceLaunchError for a flag set in both
     dicts, a reserved flag, or a missing model_path.
     """
-    server = _fields(server_args, "sglang_service_server_args", version)
-    extra = _fields(extra_args, "sglang_service_extra_args", version)
+    server = _validated(server_args, "sglang_service_server_args", version).values
+    extra = _validated(extra_args, "sglang_service_extra_args", version).values
     overlap = sorted(set(server) & set(extra))
     if overlap:
         raise ServiceLaunchError("sglang_service_extra_args repeats %s from sglang_service_server_args; set each "
@@ -76,9 +76,9 @@ def probe_url(host, port):
 
 def launch_plan(args, version):
     """argv, bind address, probe URL and warnings for merged args (as ``merge_service_args`` returns them)."""
-    fields = _fields(args, "the merged server args", version)
+    validated = _validated(args, "the merged server args", version, check_required=True)
+    fields = validated.values
     _refuse_reserved(fields, "the server args")
-    validated = check_server_args(args, version)
     host = str(fields.get("host") or DEFAULT_HOST)
     port = int(fields.get("port") or DEFAULT_PORT)
     return {

@@ -13,7 +13,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES, evaluate, parse_model_file
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import UnsupportedVersionError
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import UnsupportedVersionError
 
 ARGUMENT_SPEC = {
     "model": {"type": "raw", "required": True},

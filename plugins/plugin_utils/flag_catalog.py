@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import SUPPORTED_VERSIONS, resolve_version
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS, resolve_release
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -150,8 +150,8 @@ def _load(profile: str) -> FlagCatalog:
 
 
 def load_catalog(version: str, allow_nearest: bool = False) -> FlagCatalog:
-    """The flag catalog of the profile ``version`` resolves to (see ``versions.resolve_version``)."""
-    return _load(resolve_version(version, allow_nearest=allow_nearest).profile)
+    """The flag catalog of the release ``version`` resolves to (see ``releases.resolve_release``)."""
+    return _load(resolve_release(version, allow_nearest=allow_nearest).release.version)
 
 
 def other_catalogs(profile: str) -> list:

@@ -27,7 +27,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_catalog import 
     load_catalog,
     other_catalogs,
 )
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import UnsupportedVersionError
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import UnsupportedVersionError
 
 
 class FlagValidationError(ValueError):

@@ -1,11 +1,12 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Public API of the budget engine: ``evaluate`` one launch, ``find_fixes`` for a failing one.
 
-The startup order replayed for both pinned versions:
+The startup order replayed for every release in the registry (``plugin_utils/releases.py``):
 1. argument resolution (context length above the derived maximum is a ValueError here);
 2. baseline ``pre`` = MIN over TP ranks of free GiB after CUDA context + NCCL, then the TP imbalance check;
-3. weight load (target; on 0.5.23 also the NEXTN/MTP draft) - a CUDA OOM if it does not fit;
-4. the target worker's pool sizing (profile, mamba split, tokens, request cap) with the version's errors;
+3. weight load (target, and the NEXTN/MTP draft where the release loads it before sizing) - a CUDA OOM if it
+   does not fit;
+4. the target worker's pool sizing (profile, mamba split, tokens, request cap) with the release's errors;
 5. worker asserts; then, outside SGLang's checks, the runtime headroom left in the non-static slack.
 """
 
@@ -18,7 +19,7 @@ import struct
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..versions import UnsupportedVersionError, resolve_version
+from ..releases import SGLangRelease, UnsupportedVersionError, resolve_release
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
@@ -164,7 +165,7 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
 
 
 def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
-             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, version: str,
+             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, release: SGLangRelease,
              rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
     if override:
         return WeightBreakdown(
@@ -174,10 +175,10 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
             draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
             draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
             checkpoint_total_bytes=total)
-    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, version, rope_reserve)
+    key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, release.version, rope_reserve)
     wb = _WEIGHT_CACHE.get(key)
     if wb is None:
-        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, version=version,
+        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, release=release,
                              rope_reserve=rope_reserve)
         if len(_WEIGHT_CACHE) > 4096:
             _WEIGHT_CACHE.clear()
@@ -186,10 +187,10 @@ def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: st
     return wb
 
 
-def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int) -> Tuple[int, int]:
+def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], release: SGLangRelease, sm: int) -> Tuple[int, int]:
     """Padding of GPT-OSS MXFP4 expert weights when the FlashInfer MXFP4 MoE kernel is chosen (Blackwell):
     ``FusedMoE`` rounds the hidden size to 256, ``Mxfp4MoEMethod.create_weights`` the per-rank intermediate
-    (0.5.9: 256 on SM100; 0.5.23: 128 on SM100). Other kernels take the checkpoint's sizes at construction."""
+    (the release's ``mxfp4_sm100_intermediate_pad`` on SM100). Other kernels take the checkpoint's sizes."""
     if spec.family != "swa" or spec.quant.method != "mxfp4":
         return (0, 0)
     backend = str(args.get("moe_runner_backend") or "auto")
@@ -198,11 +199,11 @@ def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], version: str, sm: i
     if not flashinfer:
         return (0, 0)
     if sm in (100, 103):
-        return (256, 256) if version == "0.5.9" else (256, 128)
+        return (256, release.sizing.mxfp4_sm100_intermediate_pad)
     return (256, 0)
 
 
-def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int = 80) -> ModelSpec:
+def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangRelease, sm: int) -> ModelSpec:
     """The spec as loaded under ``--dtype`` and online ``--quantization`` (bf16 checkpoint quantized at load).
 
     ``configs/model_config.py _get_and_verify_dtype``: ``auto`` keeps bf16/fp16 and turns float32 (or a missing
@@ -210,12 +211,12 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int
     dtype = str(args.get("dtype") or "auto").lower()
     quant = str(args.get("quantization") or "").lower()
     online = quant in ("fp8", "w8a8_fp8", "fbgemm_fp8") and spec.quant.method is None
-    # 0.5.23 (configs/model_config.py is_lm_only, models/qwen3_vl.py): a text-only launch builds no ViT and is not
-    # multimodal; 0.5.9 ignores the checkpoint's flag and always builds it
-    lm_only = spec.is_multimodal and version != "0.5.9" and (spec.config_language_model_only
-                                                             or bool(args.get("language_model_only")))
+    # configs/model_config.py is_lm_only, models/qwen3_vl.py: a text-only launch builds no ViT and is not
+    # multimodal, in the releases that honour it (others ignore the checkpoint's flag and always build it)
+    lm_only = spec.is_multimodal and release.sizing.honours_language_model_only and (
+        spec.config_language_model_only or bool(args.get("language_model_only")))
     dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
-    moe_pad = mxfp4_moe_padding(spec, args, version, sm)
+    moe_pad = mxfp4_moe_padding(spec, args, release, sm)
     if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online and not lm_only \
             and not dp_encoder and moe_pad == (0, 0):
         return spec
@@ -316,13 +317,13 @@ def _f32(x: float) -> float:
 # Core
 # ------------------------------------------------------------------------------------------------
 def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
-          ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], version: str,
+          ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], release: SGLangRelease,
           env: Dict[str, str]) -> Dict[str, Any]:
-    spec = _effective_spec(spec, args, version, sm)
-    r = resolve_args(spec, args, version, gpu_mem_mib, sm, env)
+    spec = _effective_spec(spec, args, release, sm)
+    r = resolve_args(spec, args, release, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
     wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),
-                  version, rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env))
+                  release, rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env))
     offload = float(args.get("cpu_offload_gb") or 0)
     if offload > 0:  # utils/offloader.py: parameters up to cpu_offload_gb * 1024**3 bytes stay in host memory
         wb = replace(wb, target_param_bytes=max(0, wb.target_param_bytes - int(offload * GIB)))
@@ -348,19 +349,18 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
         if r.tp > 1:
             local = max(pre_list)
             if pre < local * 0.9:
-                min_name = "min_per_gpu_memory" if version == "0.5.9" else "pre_model_load_memory"
-                msg = MSG_IMBALANCE.format(min_name=min_name, pre=pre, local=local, local09=local * 0.9)
+                msg = MSG_IMBALANCE.format(min_name=release.sizing.messages.imbalance_min_name, pre=pre, local=local, local09=local * 0.9)
                 if str(env.get("SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK", "1")).lower() in ("0", "false", "no"):
                     out.setdefault("extra_warnings", []).append({"id": "tp_memory_imbalance", "message": msg})
                 else:
                     raise StartupError("RuntimeError", msg, "tp_memory_imbalance")
         checks.append("weight_load")  # the quantization config is built first, when the model loads
-        quant_error = _quant_config_error(spec, args, version)
+        quant_error = _quant_config_error(spec, args, release)
         if quant_error:
             raise StartupError("ValueError", quant_error, "unsupported_quantization")
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
         load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
-        if version != "0.5.9" and eagle and spec.has_mtp_head:
+        if release.sizing.draft_loaded_before_sizing and eagle and spec.has_mtp_head:
             load += (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
         if load >= pre:
             raise StartupError("torch.OutOfMemoryError",
@@ -375,17 +375,18 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     return out
 
 
-def _quant_config_error(spec: ModelSpec, args: Dict[str, Any], version: str) -> Optional[str]:
+def _quant_config_error(spec: ModelSpec, args: Dict[str, Any], release: SGLangRelease) -> Optional[str]:
     """The ValueError SGLang raises when it builds the quantization config at weight-load time, if any.
 
-    0.5.9 (configs/model_config.py _verify_quantization, layers/quantization/__init__.py): config.json's
+    Releases without ``modelopt_mixed_precision`` (0.5.9: configs/model_config.py _verify_quantization,
+    layers/quantization/__init__.py): config.json's
     quant_method "modelopt" is not overridden (base_config._modelopt_override_quantization_method only maps
     quant_method "modelopt_fp8"/"modelopt_fp4" or --quantization modelopt), and "modelopt" maps to
     ModelOptFp8Config, whose from_config rejects any quant_algo without "FP8" (modelopt_quant.py:461), e.g.
-    NVFP4 or MIXED_PRECISION checkpoints. 0.5.23 adds ModelOptMixedPrecisionConfig and accepts them."""
+    NVFP4 or MIXED_PRECISION checkpoints. Later releases add ModelOptMixedPrecisionConfig and accept them."""
     algo = spec.quant.modelopt_config_algo
     user = str(args.get("quantization") or "").lower()
-    if version != "0.5.9" or algo is None or "FP8" in algo or user not in ("", "modelopt", "modelopt_fp8"):
+    if release.sizing.modelopt_mixed_precision or algo is None or "FP8" in algo or user not in ("", "modelopt", "modelopt_fp8"):
         return None
     return ("ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 quantization, use "
             "ModelOptFp4Config. Check the quantization config for your model's configuration.")
@@ -417,7 +418,7 @@ def _check_parallel(spec: ModelSpec, r: Resolved) -> None:
                                "pass a fraction such as 0.85, or omit it for SGLang's default")
 
 
-def _normalize_args(server_args: Any, version: str) -> Dict[str, Any]:
+def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
     if server_args is None:
         return {}
     if not isinstance(server_args, dict):
@@ -430,7 +431,7 @@ def _normalize_args(server_args: Any, version: str) -> Dict[str, Any]:
         validate_server_args = None
     if validate_server_args is not None:
         try:
-            typed = validate_server_args(args, version, check_required=False)
+            typed = validate_server_args(args, release.version, check_required=False)
         except FlagValidationError as exc:
             raise BudgetInputError("server_args", str(exc), "correct the flag as described, then re-run") from None
         if isinstance(typed, dict):
@@ -463,10 +464,10 @@ def _normalize_args(server_args: Any, version: str) -> Dict[str, Any]:
 
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
-        rv = resolve_version(str(sglang_version), allow_nearest=allow_nearest_profile)
+        rv = resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile)
     except UnsupportedVersionError as exc:
-        raise BudgetInputError("sglang_version", str(exc), "pin 0.5.9 or 0.5.23, or set allow_nearest_profile")
-    args = _normalize_args(server_args, rv.profile)
+        raise BudgetInputError("sglang_version", str(exc), "pin a supported release, or set allow_nearest_profile")
+    args = _normalize_args(server_args, rv.release)
     tp = int(args.get("tp_size") or args.get("tensor_parallel_size") or 1)
     pp = int(args.get("pp_size") or 1)
     dp = int(args.get("dp_size") or 1)
@@ -497,7 +498,7 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
     headroom = slack - sum(needs.values())
     verdict, root = "fits", "none"
     if slack < hard:
-        # 0.5.9 loads the draft only after the target pools exist: if its weights alone overflow, that OOM
+        # A release that loads the draft only after the target pools exist: if its weights alone overflow, that OOM
         # happens while loading weights; otherwise the allocations after sizing run out during graph capture.
         peak = needs.get("draft_weights_peak", 0.0)
         root = "cuda_oom_weights" if peak and slack < peak else "cuda_oom_cuda_graph"
@@ -519,14 +520,12 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
         if slack - hard < graphs / 2:
             verdict, root = "degraded", "cuda_oom_cuda_graph"
     if s.max_total_num_tokens < r.context_len:
-        if r.version == "0.5.9":
+        own = r.release.sizing.messages.kv_pool_below_context
+        if own is None:
             text = (f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}: one "
-                    f"full-length request cannot fit (SGLang 0.5.9 starts without saying so)")
-        else:  # managers/tp_worker.py:558-567, SGLang's own warning
-            text = (f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}. One "
-                    f"full-length request cannot fit, so long requests will be refused or truncated at serving time. "
-                    f"Lower --context-length, raise --mem-fraction-static, or free memory taken before the pool is "
-                    f"sized.")
+                    f"full-length request cannot fit (SGLang {r.release.version} starts without saying so)")
+        else:
+            text = own.format(tokens=s.max_total_num_tokens, context=r.context_len)
         warnings.append({"id": "kv_pool_smaller_than_context", "message": text})
         verdict = "degraded"
         root = root if root != "none" else "kv_pool_too_small"
@@ -542,7 +541,7 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
 def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
     r: Resolved = core["resolved"]
     wb: WeightBreakdown = core["weights"]
-    head = f"SGLang {r.version}, {spec.architecture}, TP {r.tp}, mem_fraction_static {r.mem_fraction_static:.3f}, " \
+    head = f"SGLang {r.release.version}, {spec.architecture}, TP {r.tp}, mem_fraction_static {r.mem_fraction_static:.3f}, " \
            f"pre {core['pre']:.2f} GiB, weights {wb.target_param_bytes / GIB:.2f} GiB/GPU"
     if core["error"] is not None:
         return f"{verdict}: {head}: {core['error'].etype}: {core['error'].message}"
@@ -554,15 +553,10 @@ def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
     return f"{verdict}: {head}: {tail}"
 
 
-def version_loads_draft_first(version: str) -> bool:
-    """0.5.23 builds the draft worker before the target's pools are sized; 0.5.9 after."""
-    return version != "0.5.9"
-
-
-def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, version, env) -> Optional[float]:
+def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, release, env) -> Optional[float]:
     """Smallest fraction (0.001 steps) at which the sizing raises nothing."""
     def ok(m: float) -> bool:
-        c = _core(spec, total, source, override, ranks, gpu_mem, sm, dict(args, mem_fraction_static=m), version, env)
+        c = _core(spec, total, source, override, ranks, gpu_mem, sm, dict(args, mem_fraction_static=m), release, env)
         return c["error"] is None
 
     lo, hi = 1, 999
@@ -594,22 +588,22 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
     Raises BudgetInputError for bad input; SGLang's own failures are returned in ``error``/``root_cause``."""
     rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
         model, gpus, server_args, sglang_version, allow_nearest_profile, env)
-    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
+    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     verdict, root, warnings, needs = _verdict(spec, core)
     r: Resolved = core["resolved"]
     wb: WeightBreakdown = core["weights"]
     s: Optional[Sizing] = core["sizing"]
     if rv.confidence == "nearest":
         warnings.append({"id": "nearest_profile", "message": f"no profile for SGLang {rv.requested}; "
-                                                             f"used {rv.profile}"})
+                                                             f"used {rv.release.version}"})
     for n in notes + r.notes:
         warnings.append({"id": "assumption", "message": n})
     if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and not spec.has_mtp_head:
         warnings.append({"id": "draft_weights_unknown",
                          "message": f"{r.spec_algorithm} needs a separate draft model (speculative_draft_model_path); "
                                     f"its weights and KV are not counted, so the prediction is optimistic"
-                                    + ("" if version_loads_draft_first(rv.profile) else
-                                       " for the slack (0.5.9 loads the draft after sizing)")})
+                                    + ("" if rv.release.sizing.draft_loaded_before_sizing else
+                                       f" for the slack ({rv.release.version} loads the draft after sizing)")})
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.has_mtp_head
     draft_gib = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB if eagle else 0.0
     slack_needs = sum(needs.values()) if needs else 0.0
@@ -626,15 +620,15 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
             "kv_pool_gib": round(s.kv_pool_gib if s else 0.0, 3),
             "headroom_gib": round(slack - slack_needs, 3) if s else None,
         })
-    min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env)
+    min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     err = core["error"]
     result = {
-        "sglang_version": rv.requested, "profile": rv.profile, "confidence": rv.confidence,
+        "sglang_version": rv.requested, "profile": rv.release.version, "confidence": rv.confidence,
         "verdict": verdict, "root_cause": root, "message": _message(spec, core, verdict),
         "error": {"type": err.etype, "message": err.message} if err else None,
         "warnings": warnings,
         "resolved_args": r.to_dict(),
-        # SGLang's startup checks in the order the version runs them; the last one is where it stopped
+        # SGLang's startup checks in the order the release runs them; the last one is where it stopped
         "checks": [{"id": c, "passed": not (err and i == len(core["checks"]) - 1)}
                    for i, c in enumerate(core["checks"])],
         "budget": {
@@ -656,7 +650,7 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, al
         "fixes": [],
     }
     if with_fixes and verdict != "fits":
-        result["fixes"] = _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env,
+        result["fixes"] = _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env,
                                         gpus)
     return result
 
@@ -680,17 +674,17 @@ def fix_side_effect(changes: Dict[str, Any]) -> str:
     return SIDE_EFFECTS[max(_SIDE_EFFECT.get(k, 1) for k in changes)]
 
 
-def _quick(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, margin: float = 0.0):
+def _quick(spec, total, source, override, ranks, gpu_mem, sm, args, release, env, margin: float = 0.0):
     if margin:
         ranks = [dict(x, pre_model_load_gib=x["pre_model_load_gib"] - margin) for x in ranks]
-    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, version, env)
+    core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, release, env)
     verdict, root, warnings, needs = _verdict(spec, core)
     return core, verdict
 
 
-def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, version, env, gpus) -> List[Dict[str, Any]]:
+def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, release, env, gpus) -> List[Dict[str, Any]]:
     base = (spec, total, source, override, ranks, gpu_mem, sm)
-    r0 = resolve_args(spec, args, version, gpu_mem, sm, env)
+    r0 = resolve_args(spec, args, release, gpu_mem, sm, env)
     candidates: List[Dict[str, Any]] = []
 
     def robust(changes: Dict[str, Any]) -> Optional[Tuple[Dict[str, Any], str]]:
@@ -701,8 +695,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
             else:
                 new[k] = v
         try:
-            core, verdict = _quick(*base, new, version, env)
-            v_margin = _quick(*base, new, version, env, margin=FIX_MARGIN_GIB)[1]
+            core, verdict = _quick(*base, new, release, env)
+            v_margin = _quick(*base, new, release, env, margin=FIX_MARGIN_GIB)[1]
         except BudgetInputError:
             return None
         if verdict == "fails":
@@ -723,7 +717,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
 
     R = r0.max_running_requests
     spec_on = r0.spec_algorithm is not None
-    base_core, base_verdict = _quick(*base, args, version, env)
+    base_core, base_verdict = _quick(*base, args, release, env)
     if base_verdict == "fits":
         return []
     # 1. max_running_requests: largest that fits (with margin). For a launch that starts, only when the request
@@ -773,7 +767,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
         if r0.chunked_prefill_size > 2048:
             half = r0.chunked_prefill_size // 2
             add({"chunked_prefill_size": half}, f"halve --chunked-prefill-size to {half} (smaller prefill activations)")
-        bs_dest = "cuda_graph_max_bs" if version == "0.5.9" else "cuda_graph_max_bs_decode"
+        bs_dest = release.sizing.cuda_graph_max_bs_flags[0]
         if r0.cuda_graph_max_bs > 8:
             half_bs = r0.cuda_graph_max_bs // 2
             add({bs_dest: half_bs}, f"capture decode CUDA graphs up to batch {half_bs} only")
@@ -813,7 +807,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
              "speculative_num_draft_tokens": None}, "turn speculative decoding off")
     # 6b. give the mamba state a larger share of the pool (auto-fit path only): more slots, fewer KV tokens
     if spec.is_mambaish and r0.max_mamba_cache_size is None and not (
-            version == "0.5.9" and r0.disable_radix_cache):
+            not release.sizing.mamba_spec_states_follow_slots and r0.disable_radix_cache):
         best_ratio = None
         for ratio in (1.5, 2.0, 3.0, 4.0, 6.0):
             if ratio <= r0.mamba_full_memory_ratio:
@@ -825,8 +819,8 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, versi
         if best_ratio is not None:
             add({"mamba_full_memory_ratio": best_ratio[0]},
                 f"give the mamba state pool a {best_ratio[0]}:1 share of the KV pool ({best_ratio[1]} requests)")
-    # 7. explicit mamba slots
-    if spec.is_mambaish and version != "0.5.9" and not r0.disable_radix_cache:
+    # 7. explicit mamba slots, where pinning them also caps the speculative states
+    if spec.is_mambaish and release.sizing.mamba_spec_states_follow_slots and not r0.disable_radix_cache:
         for k in (64, 48, 32, 24, 16, 8):
             got = robust({"max_mamba_cache_size": k})
             if got is not None and got[1] == "fits":
@@ -854,4 +848,4 @@ def find_fixes(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, 
     """Concrete flag changes that make the launch fit, each re-evaluated, ranked by least capacity lost."""
     rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
         model, gpus, server_args, sglang_version, allow_nearest_profile, env)
-    return _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.profile, env, gpus)
+    return _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env, gpus)

@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Per-version argument resolution and startup sizing, replayed from SGLang's source.
+"""Argument resolution and startup sizing, replayed from SGLang's source; what differs by release is read from
+the release's :class:`~.behaviour.SizingBehaviour`, and the functions named there live here.
 
 0.5.9 (wheel paths): ``server_args.py`` ``_handle_gpu_memory_settings`` (:911-1069),
 ``_handle_mamba_radix_cache`` (:1699-1764), ``_handle_speculative_decoding`` (:2352-2450),
@@ -21,24 +22,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from .behaviour import SizingBehaviour
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
 from .weights import WeightBreakdown
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..releases import SGLangRelease
+
 GIB = 1 << 30
 MIB = 1 << 20
 
-# Architectures whose radix cache goes through the hybrid-mamba strategy logic.
-MAMBA_RADIX_ARCHS_059 = {
-    "Qwen3NextForCausalLM": True, "Qwen3_5ForConditionalGeneration": True,
-    "Qwen3_5MoeForConditionalGeneration": True, "NemotronHForCausalLM": False,
-}  # value: supports extra_buffer (server_args.py:1548-1605)
-MAMBA_EXTRA_BUFFER_ARCHS_0523 = {
-    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
-    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "NemotronHForCausalLM",
-}
 # auto_choose_speculative_params (0.5.9 server_args.py:5741-5775; same table in 0.5.23)
 SPEC_553_ARCHS = {"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"}
 
@@ -46,26 +42,12 @@ SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 KV_DTYPE_BYTES = {"fp8_e5m2": 1, "fp8_e4m3": 1, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2,
                   "float32": 4, "mxfp8": 1}
 
-MSG_NOT_ENOUGH_059 = ("Not enough memory. Please try to increase --mem-fraction-static. "
-                      "Current value: self.server_args.mem_fraction_static={mfs!r}")
-MSG_NOT_ENOUGH_0523 = "Not enough memory. Please try to increase --mem-fraction-static."
 MSG_CONTEXT = ("Warning: User-specified context_length ({ctx}) is greater than the derived context_length "
                "({derived}). This may lead to incorrect model outputs or CUDA errors. Note that the derived "
                "context_length may differ from max_position_embeddings in the model's config. To allow overriding "
                "this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
 MSG_IMBALANCE = ("The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
                  "{min_name}={pre!r}, local_gpu_memory={local!r}, local_gpu_memory * 0.9={local09!r}")
-MSG_KV_NO_ROOM_0523 = ("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={mfs}. "
-                       "Raise --mem-fraction-static above {sugg:.3f} (minimum viable = 1 - available/pre = "
-                       "{minv:.4f}). If using speculative decoding, draft weights are now counted.")
-MSG_MAMBA_ZERO_0523 = ("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
-                       "max_mamba_cache_size={k} (total_rest_memory={rest:.2f} GB, mamba_cache_per_req={mb:.2f} MB). "
-                       "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, "
-                       "(3) reduce --speculative-num-draft-tokens, or (4) use GPUs with more memory.")
-MSG_MAMBA_REQS_0523 = ("Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
-                       "max_mamba_cache_size={k}, mamba_ratio={ratio}, resulting max_num_reqs={n}. "
-                       "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, or "
-                       "(3) use GPUs with more memory.")
 MSG_REQS_ZERO = "max_running_request is zero"
 MSG_POOL_SMALL = "Memory pool size is too small"
 
@@ -90,14 +72,15 @@ def _opt(args: Dict[str, Any], *names: str) -> Any:
     return None
 
 
-def _bucket(version: str, gpu_mem: Optional[float], tp: int):
+def _bucket(behaviour: SizingBehaviour, gpu_mem: Optional[float], tp: int):
     """(chunked_prefill_size, decode cuda graph max_bs) for the card's total MiB."""
     if gpu_mem is None:
         return 4096, 160
     if gpu_mem < 20 * 1024:
         return 2048, 8
     if gpu_mem < 35 * 1024:
-        return (2048, 24 if tp < 4 else 80) if version == "0.5.9" else (4096, 48 if tp < 4 else 160)
+        chunk, small_tp, large_tp = behaviour.mid_memory_bucket
+        return chunk, small_tp if tp < 4 else large_tp
     if gpu_mem < 60 * 1024:
         return 4096, 32 if tp < 4 else 160
     if gpu_mem < 160 * 1024:
@@ -106,18 +89,19 @@ def _bucket(version: str, gpu_mem: Optional[float], tp: int):
 
 
 @lru_cache(maxsize=256)
-def _decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> Tuple[int, ...]:
-    return tuple(decode_graph_bs(max_bs, spec_on, version))
+def _decode_graph_bs(max_bs: int, spec_on: bool, includes_max: bool) -> Tuple[int, ...]:
+    return tuple(decode_graph_bs(max_bs, spec_on, includes_max))
 
 
-def decode_graph_bs(max_bs: int, spec_on: bool, version: str) -> List[int]:
+def decode_graph_bs(max_bs: int, spec_on: bool, includes_max: bool) -> List[int]:
+    """The decode CUDA-graph batch sizes; ``includes_max``: the release appends max_bs when the steps miss it."""
     if spec_on:
         bs = (list(range(1, 9)) + list(range(10, 33, 2)) + list(range(40, 65, 4)) + list(range(72, 257, 8))
               + list(range(272, max_bs + 1, 16)))
     else:
         bs = [1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16)) + list(range(512, max_bs + 1, 32))
     bs = [b for b in bs if b <= max_bs]
-    if version != "0.5.9" and max_bs not in bs:
+    if includes_max and max_bs not in bs:
         bs.append(max_bs)
     return bs
 
@@ -145,9 +129,70 @@ def vlm_factor(spec: ModelSpec) -> float:
     return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
+@dataclass(frozen=True)
+class FractionInputs:
+    """What the default ``--mem-fraction-static`` reserve formula reads, once the graph sizes are resolved."""
+
+    spec: ModelSpec
+    args: Dict[str, Any]
+    gpu_mem_mib: Optional[float]
+    tp: int
+    pp: int
+    dp: int
+    attn_dp: int
+    chunked_prefill_size: int
+    cuda_graph_max_bs: int
+    prefill_graph_sizes: int
+    disable_cuda_graph: bool
+    prefill_graph_off: bool
+    spec_algorithm: Optional[str]
+
+
+def _reserve_base(f: FractionInputs) -> float:
+    act = max(f.chunked_prefill_size, 2048) if f.chunked_prefill_size > 0 else \
+        max(int(f.args.get("max_prefill_tokens") or 16384), 2048)
+    return 512 + act * 1.5 + f.tp * f.pp / 8 * 1024
+
+
+def default_mem_fraction_server_args(f: FractionInputs) -> float:
+    """``ServerArgs._handle_gpu_memory_settings`` (0.5.9 server_args.py:911-1069): the reserve in MiB prices the
+    decode graphs, opt-in piecewise graphs, DP attention and a flat draft allowance; 0.88 without a card size."""
+    reserved = _reserve_base(f) + f.cuda_graph_max_bs * 2
+    if f.args.get("enable_piecewise_cuda_graph"):
+        pw_max = int(f.args.get("piecewise_cuda_graph_max_tokens") or
+                     (2048 if f.spec.is_mla else f.chunked_prefill_size))
+        reserved += len(prefill_graph_bs(pw_max)) * 8   # same size list as _generate_piecewise_...
+    if f.attn_dp > 1:
+        reserved += f.cuda_graph_max_bs * f.dp * 3 + (f.cuda_graph_max_bs * f.dp * 1.5 if f.cuda_graph_max_bs > 300
+                                                      else 0)
+    if f.gpu_mem_mib is not None and f.gpu_mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    if f.spec_algorithm == "STANDALONE":
+        reserved += 6 * 1024
+    elif f.spec_algorithm is not None and f.spec_algorithm != "NGRAM":
+        reserved += 2 * 1024
+    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else 0.88
+
+
+def default_mem_fraction_memory_hook(f: FractionInputs) -> float:
+    """``arg_groups/memory_hook.py`` (0.5.23 :89-343): decode graphs only when captured, prefill graphs (1.5 GiB
+    for MLA) by default, DP attention per attention-DP worker, no draft allowance; 0.95 without a card size."""
+    reserved = _reserve_base(f)
+    if not f.disable_cuda_graph:
+        reserved += f.cuda_graph_max_bs * 2
+    if not f.prefill_graph_off:
+        reserved += (1.5 * 1024 if f.spec.is_mla else f.prefill_graph_sizes * 8)
+    if f.attn_dp > 1:
+        reserved += f.cuda_graph_max_bs * f.attn_dp * 3 + (f.cuda_graph_max_bs * f.attn_dp * 1.5
+                                                           if f.cuda_graph_max_bs > 300 else 0)
+    if f.gpu_mem_mib is not None and f.gpu_mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else 0.95
+
+
 @dataclass
 class Resolved:
-    version: str
+    release: "SGLangRelease"
     tp: int
     attn_tp: int
     ep: int
@@ -191,8 +236,10 @@ class Resolved:
     notes: List[str] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
-        out = dict(self.__dict__)
+        out = {"version": self.release.version}
+        out.update(self.__dict__)
         out.pop("env", None)
+        out.pop("release", None)
         out["cuda_graph_bs"] = list(self.cuda_graph_bs)
         out["arg_error"] = {"type": self.arg_error[0], "message": self.arg_error[1]} if self.arg_error else None
         return out
@@ -204,15 +251,15 @@ def _bool_env(env: Dict[str, str], name: str, default: bool) -> bool:
     return str(env[name]).strip().lower() in ("1", "true", "yes", "on")
 
 
-def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mib: Optional[float], sm: int,
-                 env: Dict[str, str]) -> Resolved:
-    """Replay the version's argument pipeline for the fields that decide memory."""
-    v059 = version == "0.5.9"
+def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease", gpu_mem_mib: Optional[float],
+                 sm: int, env: Dict[str, str]) -> Resolved:
+    """Replay the release's argument pipeline for the fields that decide memory."""
+    b = release.sizing
     tp = int(_opt(args, "tp_size", "tensor_parallel_size", "tp") or 1)
     dp = int(_opt(args, "dp_size") or 1)
     pp = int(_opt(args, "pp_size") or 1)
-    attn_dp = dp if (args.get("enable_dp_attention") or (not v059 and args.get("attn_dp_size"))) else 1
-    if not v059 and args.get("attn_dp_size"):
+    attn_dp = dp if (args.get("enable_dp_attention") or (b.attn_dp_size_flag and args.get("attn_dp_size"))) else 1
+    if b.attn_dp_size_flag and args.get("attn_dp_size"):
         attn_dp = int(args["attn_dp_size"])
     attn_tp = max(1, tp // attn_dp)
     ep = int(_opt(args, "ep_size", "expert_parallel_size") or 1)
@@ -220,23 +267,24 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     notes: List[str] = []
 
     chunk_user = _opt(args, "chunked_prefill_size")
-    bs_user = _opt(args, "cuda_graph_max_bs") if v059 else _opt(args, "cuda_graph_max_bs_decode", "cuda_graph_max_bs")
-    chunk_def, bs_def = _bucket(version, gpu_mem_mib, tp)
+    bs_user = _opt(args, *b.cuda_graph_max_bs_flags)
+    chunk_def, bs_def = _bucket(b, gpu_mem_mib, tp)
     chunk = int(chunk_user) if chunk_user is not None else chunk_def
     max_bs = int(bs_user) if bs_user is not None else bs_def
     mrr_user = _opt(args, "max_running_requests")
-    if not v059 and bs_user is None and mrr_user is not None and max_bs > int(mrr_user):
+    if b.graph_bs_capped_by_max_running_requests and bs_user is None and mrr_user is not None \
+            and max_bs > int(mrr_user):
         max_bs = int(mrr_user)  # memory_hook.py:182-188
     algo = _opt(args, "speculative_algorithm")
     algo = str(algo).upper() if algo else None
     spec_on = algo is not None
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or \
-        (not v059 and str(args.get("cuda_graph_backend_decode") or "") == "disabled")
+        (b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled")
     prefill_graph_off = bool(args.get("disable_cuda_graph")) or \
         str(args.get("cuda_graph_backend_prefill") or "") == "disabled"
-    graph_bs = _decode_graph_bs(max_bs, spec_on, version)
+    graph_bs = _decode_graph_bs(max_bs, spec_on, b.decode_graph_bs_includes_max)
     prefill_sizes = 0
-    if not v059 and not prefill_graph_off:
+    if b.prefill_cuda_graphs and not prefill_graph_off:
         prefill_max = args.get("cuda_graph_max_bs_prefill")
         if not prefill_max:
             prefill_max = min(8192, chunk) if spec.is_mla else chunk
@@ -249,32 +297,10 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     if mfs_user is not None:
         mfs = float(mfs_user)
     else:
-        act = max(chunk, 2048) if chunk > 0 else max(int(args.get("max_prefill_tokens") or 16384), 2048)
-        reserved = 512 + act * 1.5 + tp * pp / 8 * 1024
-        if v059:
-            reserved += max_bs * 2
-            if args.get("enable_piecewise_cuda_graph"):
-                pw_max = int(args.get("piecewise_cuda_graph_max_tokens") or (2048 if spec.is_mla else chunk))
-                reserved += len(prefill_graph_bs(pw_max)) * 8   # same size list as _generate_piecewise_...
-            if attn_dp > 1:
-                reserved += max_bs * dp * 3 + (max_bs * dp * 1.5 if max_bs > 300 else 0)
-            if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
-                reserved = max(reserved, 10 * 1024)
-            if algo == "STANDALONE":
-                reserved += 6 * 1024
-            elif algo is not None and algo != "NGRAM":
-                reserved += 2 * 1024
-            mfs = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib else 0.88
-        else:
-            if not disable_cuda_graph:
-                reserved += max_bs * 2
-            if not prefill_graph_off:
-                reserved += (1.5 * 1024 if spec.is_mla else prefill_sizes * 8)
-            if attn_dp > 1:
-                reserved += max_bs * attn_dp * 3 + (max_bs * attn_dp * 1.5 if max_bs > 300 else 0)
-            if gpu_mem_mib is not None and gpu_mem_mib > 60 * 1024:
-                reserved = max(reserved, 10 * 1024)
-            mfs = round((gpu_mem_mib - reserved) / gpu_mem_mib, 3) if gpu_mem_mib else 0.95
+        mfs = b.default_mem_fraction(FractionInputs(
+            spec=spec, args=args, gpu_mem_mib=gpu_mem_mib, tp=tp, pp=pp, dp=dp, attn_dp=attn_dp,
+            chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, prefill_graph_sizes=prefill_sizes,
+            disable_cuda_graph=disable_cuda_graph, prefill_graph_off=prefill_graph_off, spec_algorithm=algo))
         if spec.is_multimodal and not args.get("language_only") and not args.get("language_model_only"):
             mfs = mfs * vlm_factor(spec)
 
@@ -311,18 +337,18 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         if topk == 1:
             draft = steps + 1
         draft = int(draft if draft is not None else steps + 1)
-        if v059:
+        if b.speculative_overlap_needs_spec_v2:
             disable_overlap = disable_overlap or not _bool_env(env, "SGLANG_ENABLE_SPEC_V2", False)
     elif algo == "NGRAM":
         if mrr is None:
             mrr = 48
     # attention backend and page size (server_args.py _handle_attention_backend_compatibility,
     # _handle_page_size and the per-model hooks; arg_groups/model_override_base.py in 0.5.23)
-    attn_backend = attention_backend(spec, args, version, sm, args.get("speculative_algorithm"),
+    attn_backend = attention_backend(spec, args, b, sm, args.get("speculative_algorithm"),
                                      args.get("speculative_eagle_topk"))
     hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
-    if v059 and spec.family == "swa" and attn_backend == "trtllm_mha":
-        hybrid_swa = False  # 0.5.9 GPT-OSS hook: trtllm_mha disables hybrid SWA memory (0.5.23 has no such rule)
+    if b.gpt_oss_trtllm_mha_disables_hybrid_swa and spec.family == "swa" and attn_backend == "trtllm_mha":
+        hybrid_swa = False  # the release's GPT-OSS hook: trtllm_mha disables hybrid SWA memory
     page = _opt(args, "page_size")
     page = int(page) if page is not None else 1
     if attn_backend == "flashmla":
@@ -331,56 +357,18 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         page = 128
     elif attn_backend == "trtllm_mla" and page not in (32, 64):
         page = 64
-    elif attn_backend == "trtllm_mha" and page not in ((16, 32, 64) if v059 else (16, 32, 64, 128)):
+    elif attn_backend == "trtllm_mha" and page not in b.trtllm_mha_page_sizes:
         page = 64
     elif attn_backend == "fa4" and not spec.is_mla:
         page = 128
     # hybrid mamba radix strategy
-    arg_error: Optional[Tuple[str, str]] = None
-    disable_radix = bool(args.get("disable_radix_cache"))
-    strategy = _opt(args, "mamba_scheduler_strategy", "mamba_radix_cache_strategy")
-    strategy = str(strategy) if strategy else "auto"
-    if spec.is_mambaish:
-        if v059:
-            if strategy == "auto":
-                strategy = "no_buffer"
-            if spec.architecture in MAMBA_RADIX_ARCHS_059 and not disable_radix and strategy != "extra_buffer":
-                if algo is None:
-                    disable_overlap = True
-                else:
-                    disable_radix = True
-                    notes.append("0.5.9 disables the radix cache: speculative decoding is not supported with the "
-                                 "no_buffer mamba radix cache (server_args.py:1759-1764)")
-        elif not disable_radix and strategy == "auto":
-            if (not disable_overlap or page > 1) and spec.architecture in MAMBA_EXTRA_BUFFER_ARCHS_0523 \
-                    and str(args.get("linear_attn_backend") or "triton") == "triton":
-                strategy = "extra_buffer"
-            else:
-                strategy = "no_buffer"
-                disable_overlap = True
-        if v059 and strategy == "extra_buffer" and not disable_radix:
-            if not MAMBA_RADIX_ARCHS_059.get(spec.architecture, False):
-                arg_error = ("AssertionError", f"mamba extra_buffer is not supported for {spec.architecture} model")
-            elif draft is not None and int(args.get("mamba_track_interval") or 256) < draft:
-                arg_error = ("AssertionError", f"mamba_track_interval {int(args.get('mamba_track_interval') or 256)} "
-                                               f"must be greater than or equal to speculative_num_draft_tokens {draft}")
-        elif not v059 and not disable_radix:
-            # arg_groups/model_hook.py handle_mamba_radix_cache -> mamba_hook.py validators
-            track = int(args.get("mamba_track_interval") or 256)
-            if strategy in ("extra_buffer", "extra_buffer_lazy"):
-                if spec.architecture not in MAMBA_EXTRA_BUFFER_ARCHS_0523 or \
-                        str(args.get("linear_attn_backend") or "triton") != "triton":
-                    arg_error = ("AssertionError", f"extra_buffer is not supported for {spec.architecture}; "
-                                                   f"use no_buffer.")
-                elif (draft is not None and track < draft) or track % page:
-                    arg_error = ("AssertionError", "")
-            elif page != 1:
-                arg_error = ("AssertionError", "no_buffer only supports page_size=1.")
-            elif not disable_overlap:
-                arg_error = ("AssertionError", "no_buffer do not support overlap schedule. Try to set "
-                                               "disable_overlap_schedule=True.")
-            elif attn_backend == "trtllm_mha":
-                arg_error = ("AssertionError", "no_buffer do not support trtllm_mha attention backend.")
+    mamba = b.resolve_mamba_strategy(MambaStrategyInputs(
+        release=release, spec=spec, args=args, algo=algo, draft_tokens=draft,
+        disable_radix=bool(args.get("disable_radix_cache")), disable_overlap=disable_overlap, page_size=page,
+        attention_backend=attn_backend))
+    disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap,
+                                                           mamba.strategy, mamba.arg_error)
+    notes.extend(mamba.notes)
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
     if ssm not in SSM_DTYPE_BYTES:
         ssm = "float32"
@@ -397,7 +385,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
     ratio = _opt(args, "mamba_full_memory_ratio")
     mmcs = _opt(args, "max_mamba_cache_size")
     return Resolved(
-        version=version, tp=tp, attn_tp=attn_tp, ep=ep, attn_dp=attn_dp, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
+        release=release, tp=tp, attn_tp=attn_tp, ep=ep, attn_dp=attn_dp, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
         mfs_from_default=mfs_default, chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, cuda_graph_bs=graph_bs,
         prefill_graph_sizes=prefill_sizes, disable_cuda_graph=disable_cuda_graph, context_len=context_len,
         context_error=context_error, spec_algorithm=algo, spec_steps=steps, spec_topk=topk, spec_draft_tokens=draft,
@@ -416,7 +404,100 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], version: str, gpu_mem_mi
         enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
 
 
-def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: int, algo: Optional[str],
+@dataclass(frozen=True)
+class MambaStrategyInputs:
+    """What the hybrid-mamba radix cache strategy pass reads."""
+
+    release: "SGLangRelease"
+    spec: ModelSpec
+    args: Dict[str, Any]
+    algo: Optional[str]
+    draft_tokens: Optional[int]
+    disable_radix: bool
+    disable_overlap: bool
+    page_size: int
+    attention_backend: str
+
+
+@dataclass(frozen=True)
+class MambaStrategy:
+    """The strategy pass's outcome: the radix cache and overlap switches it leaves, and its assertion, if any."""
+
+    strategy: str
+    disable_radix: bool
+    disable_overlap: bool
+    arg_error: Optional[Tuple[str, str]] = None
+    notes: Tuple[str, ...] = ()
+
+
+def _requested_strategy(args: Dict[str, Any]) -> str:
+    strategy = _opt(args, "mamba_scheduler_strategy", "mamba_radix_cache_strategy")
+    return str(strategy) if strategy else "auto"
+
+
+def mamba_strategy_server_args(m: MambaStrategyInputs) -> MambaStrategy:
+    """``ServerArgs._handle_mamba_radix_cache`` (0.5.9 server_args.py:1699-1764): ``auto`` is no_buffer; the radix
+    archs keep the radix cache with the overlap schedule off, or lose it under speculation."""
+    strategy, disable_radix, disable_overlap = _requested_strategy(m.args), m.disable_radix, m.disable_overlap
+    if not m.spec.is_mambaish:
+        return MambaStrategy(strategy, disable_radix, disable_overlap)
+    notes: Tuple[str, ...] = ()
+    b = m.release.sizing
+    if strategy == "auto":
+        strategy = "no_buffer"
+    if m.spec.architecture in b.mamba_radix_archs and not disable_radix and strategy != "extra_buffer":
+        if m.algo is None:
+            disable_overlap = True
+        else:
+            disable_radix = True
+            notes = (f"{m.release.version} disables the radix cache: speculative decoding is not supported with the "
+                     f"no_buffer mamba radix cache (server_args.py:1759-1764)",)
+    arg_error = None
+    if strategy == "extra_buffer" and not disable_radix:
+        track = int(m.args.get("mamba_track_interval") or 256)
+        if m.spec.architecture not in b.mamba_extra_buffer_archs:
+            arg_error = ("AssertionError", f"mamba extra_buffer is not supported for {m.spec.architecture} model")
+        elif m.draft_tokens is not None and track < m.draft_tokens:
+            arg_error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to "
+                                           f"speculative_num_draft_tokens {m.draft_tokens}")
+    return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error, notes)
+
+
+def mamba_strategy_hooks(m: MambaStrategyInputs) -> MambaStrategy:
+    """``arg_groups/overrides.py`` (0.5.23 :453-487) and the ``mamba_hook.py`` validators: ``auto`` is extra_buffer
+    where the overlap schedule (or paging) needs it and the arch supports it on the triton linear backend."""
+    strategy, disable_radix, disable_overlap = _requested_strategy(m.args), m.disable_radix, m.disable_overlap
+    if not m.spec.is_mambaish:
+        return MambaStrategy(strategy, disable_radix, disable_overlap)
+    b = m.release.sizing
+    triton = str(m.args.get("linear_attn_backend") or "triton") == "triton"
+    if not disable_radix and strategy == "auto":
+        if (not disable_overlap or m.page_size > 1) and m.spec.architecture in b.mamba_extra_buffer_archs and triton:
+            strategy = "extra_buffer"
+        else:
+            strategy = "no_buffer"
+            disable_overlap = True
+    arg_error = None
+    if not disable_radix:
+        # arg_groups/model_hook.py handle_mamba_radix_cache -> mamba_hook.py validators
+        track = int(m.args.get("mamba_track_interval") or 256)
+        if strategy in ("extra_buffer", "extra_buffer_lazy"):
+            if m.spec.architecture not in b.mamba_extra_buffer_archs or not triton:
+                arg_error = ("AssertionError", f"extra_buffer is not supported for {m.spec.architecture}; "
+                                               f"use no_buffer.")
+            elif (m.draft_tokens is not None and track < m.draft_tokens) or track % m.page_size:
+                arg_error = ("AssertionError", "")
+        elif m.page_size != 1:
+            arg_error = ("AssertionError", "no_buffer only supports page_size=1.")
+        elif not disable_overlap:
+            arg_error = ("AssertionError", "no_buffer do not support overlap schedule. Try to set "
+                                           "disable_overlap_schedule=True.")
+        elif m.attention_backend == "trtllm_mha":
+            arg_error = ("AssertionError", "no_buffer do not support trtllm_mha attention backend.")
+    return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error)
+
+
+def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBehaviour, sm: int, algo: Optional[str],
                       topk: Optional[int]) -> str:
     """The attention backend SGLang picks when ``--attention-backend`` is not given (it decides the page size)."""
     user = _opt(args, "attention_backend", "decode_attention_backend")
@@ -427,7 +508,7 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: i
     if spec.family == "swa":  # GptOssForCausalLM hook
         return "trtllm_mha" if sm100 else ("fa3" if sm == 90 else "triton")
     if spec.family == "gdn" and sm100:
-        if version == "0.5.9":
+        if not behaviour.hybrid_sm100_model_overrides:
             return "triton"  # _handle_mamba_radix_cache(sm100_default_attention_backend="triton")
         # model_overrides/qwen3_5.py: trtllm_mha (page 64) unless the radix cache stays on with no_buffer and no
         # speculation; the strategy pass has already run (auto -> extra_buffer while the overlap schedule is on)
@@ -439,7 +520,7 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], version: str, sm: i
         no_buffer_radix = not args.get("disable_radix_cache") and algo is None and strategy == "no_buffer"
         return "triton" if no_buffer_radix else "trtllm_mha"
     if spec.family == "mamba2" and sm100:
-        if version == "0.5.9":
+        if not behaviour.hybrid_sm100_model_overrides:
             return "flashinfer"
         # model_overrides/nemotron_h.py: trtllm_mha on SM100 (triton with a topk > 1 speculative tree)
         return "triton" if algo is not None and not topk_one else "trtllm_mha"
@@ -477,7 +558,8 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         n_full, n_swa = len(spec.full_attention_layer_ids), len(spec.swa_layer_ids)
     else:
         n_full, n_swa = spec.num_layers, 0
-    if r.version == "0.5.9" or not r.hybrid_swa:
+    b = r.release.sizing
+    if not b.hybrid_swa_ratio_cell or not r.hybrid_swa:
         cell = per * (n_full + n_swa)
     else:
         cell = per * n_full + r.swa_full_tokens_ratio * per * n_swa
@@ -488,7 +570,7 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         # spec_aux_hidden_state.py: with --speculative-draft-model-path the draft-mode config (rewritten to its
         # MTP form, num_nextn_predict_layers = 1) tells the target how many draft KV layers to budget
         draft_layers = max(1, spec.mtp_num_hidden_layers)
-    if r.version != "0.5.9" and draft_layers and (n_full + n_swa) > 0:
+    if b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0:
         # pool_configurator.py:259-314: the draft KV is budgeted when eagle_draft_num_layers is known
         cell = int(cell) + int(int(cell) * draft_layers / (n_full if spec.is_mambaish else n_full + n_swa))
         budgeted_draft = True
@@ -521,9 +603,9 @@ def mamba_per_req(spec: ModelSpec, r: Resolved) -> int:
 
 
 def swa_request_cap(spec: ModelSpec, r: Resolved) -> Optional[int]:
-    """0.5.23 ``compute_swa_request_cap`` when ``SWARequestCapPoolConfigurator.is_applicable`` (hybrid SWA, radix
-    off, explicit max_running_requests, chunked prefill on), else None."""
-    if r.version == "0.5.9" or not r.hybrid_swa or r.max_running_requests is None or not r.disable_radix_cache \
+    """``compute_swa_request_cap`` when the release has ``SWARequestCapPoolConfigurator`` and it is applicable
+    (hybrid SWA, radix off, explicit max_running_requests, chunked prefill on), else None."""
+    if not r.release.sizing.swa_request_cap or not r.hybrid_swa or r.max_running_requests is None or not r.disable_radix_cache \
             or r.chunked_prefill_size <= 0 or not spec.sliding_window or not spec.full_attention_layer_ids:
         return None
     page = r.page_size
@@ -541,19 +623,33 @@ def swa_request_cap(spec: ModelSpec, r: Resolved) -> Optional[int]:
     return (trailing + decode_alloc) * reqs + chunks * r.chunked_prefill_size + page
 
 
-def mamba_ratio(r: Resolved) -> int:
+def mamba_slots_per_request_mixin(r: Resolved) -> int:
+    """Mamba state slots one request holds in 0.5.9 (``handle_max_mamba_cache``): 1 without the radix cache,
+    3 with no_buffer, 4 (speculative) or 5 with extra_buffer."""
     if r.disable_radix_cache:
         return 1
-    if r.version == "0.5.9":
-        if r.mamba_strategy == "extra_buffer":
-            return 3 + (1 if r.spec_algorithm is not None else 2)
-        return 3
+    if r.mamba_strategy == "extra_buffer":
+        return 3 + (1 if r.spec_algorithm is not None else 2)
+    return 3
+
+
+def mamba_slots_per_request_configurator(r: Resolved) -> int:
+    """``KVCacheConfigurator`` mamba ratio (0.5.23 :3062-3088): no_buffer 3, extra_buffer 5 with the overlap
+    schedule (4 without), extra_buffer_lazy 4; ``SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK`` takes one off the buffered
+    strategies."""
+    if r.disable_radix_cache:
+        return 1
     skip = _bool_env(r.env, "SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK", False)
     base = 3 - (1 if skip else 0)
     if r.mamba_strategy in ("extra_buffer", "extra_buffer_lazy"):
         lazy = r.mamba_strategy == "extra_buffer_lazy"
         return base + (1 if lazy else (2 if not r.disable_overlap_schedule else 1))
     return base + (1 if skip else 0)
+
+
+def mamba_ratio(r: Resolved) -> int:
+    """State slots per request under the release's rule."""
+    return r.release.sizing.mamba_slots_per_request(r)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -571,101 +667,217 @@ class Sizing:
     warnings: List[Dict[str, str]]
 
 
+@dataclass
+class PoolBudget:
+    """The profiled memory as it is carved up: what is left (``rest``, GiB) and what the mamba pools took."""
+
+    rest: float
+    mamba_slots: int = 0
+    mamba_main_gib: float = 0.0
+    mamba_spec_gib: float = 0.0
+    request_estimate: Optional[int] = None   # 0.5.9 derives the request cap while counting tokens
+
+    @property
+    def mamba_gib(self) -> float:
+        return self.mamba_main_gib + self.mamba_spec_gib
+
+
+@dataclass(frozen=True)
+class PoolInputs:
+    """The launch's fixed inputs to the pool sizing stages."""
+
+    spec: ModelSpec
+    r: Resolved
+    cell: Dict[str, Any]
+    per_req: int
+    spec_on: bool            # speculative decoding with draft tokens (not NGRAM)
+    requests: Optional[int]  # max_running_requests after resolution
+    draft_tokens: int
+    dp_workers: int          # attention-DP workers: requests and mamba slots are per worker
+
+
+def mamba_split_mixin(p: PoolInputs, pool: PoolBudget) -> None:
+    """``ModelRunnerKVCacheMixin.handle_max_mamba_cache`` (0.5.9 :98-419): the speculative states come off the
+    profile first, then the slots (explicit, one per request without the radix cache, or the ratio's share)."""
+    r, per_req = p.r, p.per_req
+    if p.spec_on:
+        pool.mamba_spec_gib = per_req * (p.requests // p.dp_workers) * p.draft_tokens / GIB
+        pool.rest -= pool.mamba_spec_gib
+    if r.max_mamba_cache_size is not None:
+        pool.mamba_slots = r.max_mamba_cache_size // p.dp_workers
+    elif r.disable_radix_cache and p.requests is not None:
+        pool.mamba_slots = p.requests // p.dp_workers
+    else:
+        pool.mamba_slots = int((pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB)
+                               // per_req)
+    pool.mamba_main_gib = pool.mamba_slots * per_req / GIB
+    pool.rest -= pool.mamba_main_gib
+
+
+def mamba_split_configurator(p: PoolInputs, pool: PoolBudget) -> None:
+    """``KVCacheConfigurator`` mamba pool split (0.5.23 :3229-3409): slots plus one padding slot, speculative
+    states for (capped requests + 1) x draft tokens; no slot at all is SGLang's RuntimeError."""
+    r, per_req, draft, dpw = p.r, p.per_req, p.draft_tokens, p.dp_workers
+    ratio = mamba_ratio(r)
+    if r.max_mamba_cache_size is not None:
+        slots = r.max_mamba_cache_size // dpw
+        if p.spec_on:
+            capped = min(max(1, p.requests // dpw), slots // ratio)
+            pool.mamba_spec_gib = per_req * (capped + 1) * draft / GIB
+    elif r.disable_radix_cache and p.requests is not None:
+        slots = max(1, p.requests // dpw)
+        if p.spec_on:
+            pool.mamba_spec_gib = per_req * (slots + 1) * draft / GIB
+    else:
+        budget = pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
+        if p.spec_on:
+            slots = int((budget - per_req * (1 + draft)) // (per_req * (1 + draft / ratio)))
+            capped = min(max(1, p.requests // dpw), slots // ratio)
+            pool.mamba_spec_gib = per_req * (capped + 1) * draft / GIB
+        else:
+            slots = int((budget - per_req) // per_req)
+    pool.mamba_slots = slots
+    pool.rest -= pool.mamba_spec_gib
+    if slots <= 0:
+        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(
+            k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
+    pool.mamba_main_gib = (slots + 1) * per_req / GIB
+    pool.rest -= pool.mamba_main_gib
+
+
+def kv_tokens_mixin(p: PoolInputs, pool: PoolBudget) -> int:
+    """0.5.9 ``init_memory_pool``: tokens = rest / cell (no page rounding here); the request estimate from the
+    pool, capped by the mamba slots."""
+    r = p.r
+    cell_b = p.cell["cell"]
+    tokens = int(pool.rest * GIB) // cell_b if cell_b else 0
+    reqs = p.requests if p.requests is not None else min(max(int(tokens / r.context_len * 512), 2048), 4096)
+    if p.spec.is_mambaish:
+        reqs = min(reqs, pool.mamba_slots // mamba_ratio(r))
+        if p.spec_on and p.dp_workers > 1:
+            reqs = min(reqs, p.requests // p.dp_workers)
+    pool.request_estimate = reqs
+    return tokens
+
+
+def kv_tokens_configurator(p: PoolInputs, pool: PoolBudget) -> int:
+    """``pool_configurator.py`` (0.5.23 :220-320): page-aligned tokens; with a hybrid-SWA request cap the SWA pool
+    is sized from it and everything else goes to the full-attention layers."""
+    r, spec, cell = p.r, p.spec, p.cell
+    cap = swa_request_cap(spec, r)
+    if cap is None:
+        return int(int(pool.rest * GIB) // cell["cell"]) // r.page_size * r.page_size
+    page = r.page_size
+    swa_fixed = -(-cap // page) * page
+    fixed_bytes = swa_fixed * cell["per_layer"] * cell["n_swa"]
+    avail_bytes = int(pool.rest * GIB)
+    tokens = int((avail_bytes - fixed_bytes) // (cell["per_layer"] * cell["n_full"])) // page * page
+    if tokens <= 0:
+        raise StartupError("RuntimeError", f"SWA pool cap ({swa_fixed} tokens, {fixed_bytes / GIB:.2f} GiB) leaves "
+                                           f"no room for the full KV pool within the available "
+                                           f"{avail_bytes / GIB:.2f} GiB. Reduce --max-running-requests, lower "
+                                           f"SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
+                           "kv_pool_too_small")
+    return tokens
+
+
+def request_cap_mixin(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: List[Dict[str, str]]) -> int:
+    """0.5.9 ``ModelRunner`` (:590-600): min(tokens / 2 or the requested cap, the estimate)."""
+    requests, dpw = p.requests, p.dp_workers
+    max_running = min(tokens // 2 if requests is None else requests // dpw, pool.request_estimate)
+    if requests is not None and max_running < requests // dpw:
+        warnings.append({"id": "max_running_requests_capped",
+                         "message": f"max_running_requests is capped to {max_running} (requested {requests}) by the "
+                                    f"mamba state cache ({pool.mamba_slots} slots, {mamba_ratio(p.r)} per request)"})
+    return max_running
+
+
+def request_cap_configurator(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: List[Dict[str, str]]) -> int:
+    """``KVCacheConfigurator`` max_num_reqs (0.5.23 :3119-3172): the request or the estimate, at most tokens / 2,
+    then the mamba slots' cap, with SGLang's own log lines as warnings."""
+    r, requests, dpw = p.r, p.requests, p.dp_workers
+    est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
+    if requests is not None:
+        reqs = min(max(1, requests // dpw), tokens // 2)
+    else:
+        reqs = min(est, tokens // 2)
+    capped_by_mamba = False
+    if p.spec.is_mambaish:
+        ratio = mamba_ratio(r)
+        cap = pool.mamba_slots // ratio
+        if cap < reqs:
+            capped_by_mamba = True
+            warnings.append({"id": "max_running_requests_capped",
+                             "message": f"max_running_requests is capped to {cap} by the mamba state cache "
+                                        f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per request). "
+                                        f"To raise it: increase --mamba-full-memory-ratio or --max-mamba-cache-size, "
+                                        f"or halve the state size with --mamba-ssm-dtype bfloat16."})
+        reqs = min(reqs, cap)
+        if reqs <= 0:
+            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(
+                k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
+    if requests is not None and reqs < max(1, requests // dpw) and not capped_by_mamba:
+        warnings.append({"id": "max_running_requests_capped",
+                         "message": f"max_running_requests was reduced from the requested {max(1, requests // dpw)} "
+                                    f"to {reqs} (per dp "
+                                    f"worker) due to the available KV cache capacity."})
+    return reqs
+
+
+def _hybrid_swa_split(p: PoolInputs, tokens: int) -> Tuple[int, Optional[int]]:
+    """(full-attention tokens, SWA tokens) of a hybrid-SWA pool of ``tokens``."""
+    spec, r, cell = p.spec, p.r, p.cell
+    b = r.release.sizing
+    per, nf, ns = cell["per_layer"], cell["n_full"], cell["n_swa"]
+    cap = swa_request_cap(spec, r)
+    if b.hybrid_swa_ratio_cell:
+        full = tokens
+    else:  # the cell counted every layer at full size: re-split that memory by the ratio
+        total_mem = tokens * (per * nf + per * ns)
+        full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per * ns))
+    if cap is not None:
+        swa_tokens = min(-(-cap // r.page_size) * r.page_size, full if r.max_total_tokens is not None else 1 << 62)
+    else:
+        swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
+    floor_msg = b.messages.swa_pool_below_window
+    if floor_msg and cap is None and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
+        raise StartupError("ValueError", floor_msg.format(swa=swa_tokens, window=spec.sliding_window,
+                                                          page=r.page_size), "kv_pool_too_small")
+    return full // r.page_size * r.page_size, swa_tokens
+
+
 def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, cell: Dict[str, Any],
                per_req: int) -> Sizing:
     """Replay the target worker's profile -> mamba split -> token count -> request cap, raising StartupError."""
-    v059 = r.version == "0.5.9"
-    spec_on = r.spec_algorithm is not None and r.spec_algorithm != "NGRAM"
+    b = r.release.sizing
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
     resident = wb.target_param_bytes + wb.target_buffer_bytes
-    if not v059 and eagle and (spec.has_mtp_head or r.draft_path_given):
-        resident += wb.draft_param_bytes + wb.draft_buffer_bytes  # draft loaded before sizing in 0.5.23
-    resident_gib = resident / GIB
-    avail = pre - resident_gib
+    if b.draft_loaded_before_sizing and eagle and (spec.has_mtp_head or r.draft_path_given):
+        resident += wb.draft_param_bytes + wb.draft_buffer_bytes
+    avail = pre - resident / GIB
     mfs = r.mem_fraction_static
-    slack = pre * (1 - mfs)
     mm = 0.0
-    if not v059 and spec.is_multimodal:
+    if b.multimodal_runtime_reservation and spec.is_multimodal:
         # kv_cache_configurator.py mm_runtime_reservation_gb: embedding cache (+ feature-transport pools)
         mm_mb = float(r.env.get("SGLANG_VLM_CACHE_SIZE_MB", 100))
         if r.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
             mm_mb += float(r.env.get("SGLANG_MM_FEATURE_CACHE_MB", 1024))
         mm = mm_mb / 1024
-    rest = avail - slack - mm
+    pool = PoolBudget(rest=avail - pre * (1 - mfs) - mm)
+    p = PoolInputs(spec=spec, r=r, cell=cell, per_req=per_req,
+                   spec_on=r.spec_algorithm is not None and r.spec_algorithm != "NGRAM",
+                   requests=r.max_running_requests, draft_tokens=r.spec_draft_tokens or 0, dp_workers=r.attn_dp)
     warnings: List[Dict[str, str]] = []
-    K = 0
-    mamba_main = mamba_spec = 0.0
-    R = r.max_running_requests
-    D = r.spec_draft_tokens or 0
-    dpw = r.attn_dp  # DP-attention workers: requests and mamba slots are per worker
     if spec.is_mambaish:
-        ratio = mamba_ratio(r)
-        if v059:
-            if spec_on:
-                mamba_spec = per_req * (R // dpw) * D / GIB
-                rest -= mamba_spec
-            if r.max_mamba_cache_size is not None:
-                K = r.max_mamba_cache_size // dpw
-            elif r.disable_radix_cache and R is not None:
-                K = R // dpw
-            else:
-                K = int((rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB) // per_req)
-            mamba_main = K * per_req / GIB
-            rest -= mamba_main
-        else:
-            if r.max_mamba_cache_size is not None:
-                K = r.max_mamba_cache_size // dpw
-                if spec_on:
-                    capped = min(max(1, R // dpw), K // ratio)
-                    mamba_spec = per_req * (capped + 1) * D / GIB
-            elif r.disable_radix_cache and R is not None:
-                K = max(1, R // dpw)
-                if spec_on:
-                    mamba_spec = per_req * (K + 1) * D / GIB
-            else:
-                budget = rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
-                if spec_on:
-                    K = int((budget - per_req * (1 + D)) // (per_req * (1 + D / ratio)))
-                    capped = min(max(1, R // dpw), K // ratio)
-                    mamba_spec = per_req * (capped + 1) * D / GIB
-                else:
-                    K = int((budget - per_req) // per_req)
-            rest -= mamba_spec
-            if K <= 0:
-                raise StartupError("RuntimeError", MSG_MAMBA_ZERO_0523.format(k=K, rest=rest, mb=per_req / MIB),
-                                   "mamba_pool_too_small")
-            mamba_main = (K + 1) * per_req / GIB
-            rest -= mamba_main
-    if not v059 and rest <= 0:
+        b.mamba_split(p, pool)
+    if b.messages.kv_no_room is not None and pool.rest <= 0:
         minv = 1 - avail / pre
-        raise StartupError("ValueError", MSG_KV_NO_ROOM_0523.format(mfs=mfs, sugg=math.ceil(minv * 1000) / 1000,
-                                                                    minv=minv),
-                           "mamba_pool_too_small" if spec.is_mambaish and rest + mamba_main + mamba_spec > 0
+        raise StartupError("ValueError", b.messages.kv_no_room.format(mfs=mfs, sugg=math.ceil(minv * 1000) / 1000,
+                                                                      minv=minv),
+                           "mamba_pool_too_small" if spec.is_mambaish and pool.rest + pool.mamba_gib > 0
                            else "kv_pool_too_small")
     cell_b = cell["cell"]
-    if v059:
-        tokens = int(rest * GIB) // cell_b if cell_b else 0
-        reqs = R if R is not None else min(max(int(tokens / r.context_len * 512), 2048), 4096)
-        if spec.is_mambaish:
-            reqs = min(reqs, K // mamba_ratio(r))
-            if spec_on and dpw > 1:
-                reqs = min(reqs, R // dpw)
-    elif swa_request_cap(spec, r) is not None:
-        # pool_configurator.py SWARequestCapPoolConfigurator: the SWA pool is sized from the request cap,
-        # everything else goes to the full-attention layers
-        page = r.page_size
-        swa_fixed = -(-swa_request_cap(spec, r) // page) * page
-        fixed_bytes = swa_fixed * cell["per_layer"] * cell["n_swa"]
-        avail_bytes = int(rest * GIB)
-        tokens = int((avail_bytes - fixed_bytes) // (cell["per_layer"] * cell["n_full"])) // page * page
-        if tokens <= 0:
-            raise StartupError("RuntimeError", f"SWA pool cap ({swa_fixed} tokens, {fixed_bytes / GIB:.2f} GiB) leaves "
-                                               f"no room for the full KV pool within the available "
-                                               f"{avail_bytes / GIB:.2f} GiB. Reduce --max-running-requests, lower "
-                                               f"SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
-                               "kv_pool_too_small")
-    else:
-        tokens = int(int(rest * GIB) // cell_b) // r.page_size * r.page_size
+    tokens = b.kv_tokens(p, pool)
     if r.max_total_tokens is not None:
         if r.max_total_tokens > tokens:
             warnings.append({"id": "max_total_tokens_above_profile",
@@ -675,73 +887,22 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     tokens = tokens // r.page_size * r.page_size
     swa_tokens = None
     if r.hybrid_swa and tokens > 0:
-        per = cell["per_layer"]
-        nf, ns = cell["n_full"], cell["n_swa"]
-        cap = None if v059 else swa_request_cap(spec, r)
-        if v059:
-            total_mem = tokens * (per * nf + per * ns)
-            full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per * ns))
-        else:
-            full = tokens
-        if cap is not None:
-            swa_tokens = min(-(-cap // r.page_size) * r.page_size, full if r.max_total_tokens is not None else 1 << 62)
-        else:
-            swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
-        tokens = full // r.page_size * r.page_size
-        if not v059 and cap is None and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
-            raise StartupError("ValueError",
-                               f"SWA pool ({swa_tokens} tokens) cannot hold even one request: the prefill admission "
-                               f"floor is sliding_window_size ({spec.sliding_window}) + page_size ({r.page_size}). "
-                               f"Increase --swa-full-tokens-ratio or the total KV budget.", "kv_pool_too_small")
+        tokens, swa_tokens = _hybrid_swa_split(p, tokens)
     if tokens <= 0:
-        msg = MSG_NOT_ENOUGH_059.format(mfs=mfs) if v059 else MSG_NOT_ENOUGH_0523
         root = "kv_pool_too_small"
-        if spec.is_mambaish and (rest + mamba_main + mamba_spec) * GIB >= cell_b:
+        if spec.is_mambaish and (pool.rest + pool.mamba_gib) * GIB >= cell_b:
             root = "mamba_pool_too_small"
-        raise StartupError("RuntimeError", msg, root)
-    if v059:
-        max_running = min(tokens // 2 if R is None else R // dpw, reqs)
-        if R is not None and max_running < R // dpw:
-            warnings.append({"id": "max_running_requests_capped",
-                             "message": f"max_running_requests is capped to {max_running} (requested {R}) by the "
-                                        f"mamba state cache ({K} slots, {mamba_ratio(r)} per request)"})
-    else:
-        est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
-        if R is not None:
-            reqs = min(max(1, R // dpw), tokens // 2)
-        else:
-            reqs = min(est, tokens // 2)
-        capped_by_mamba = False
-        if spec.is_mambaish:
-            ratio = mamba_ratio(r)
-            cap = K // ratio
-            if cap < reqs:
-                capped_by_mamba = True
-                warnings.append({"id": "max_running_requests_capped",
-                                 "message": f"max_running_requests is capped to {cap} by the mamba state cache "
-                                            f"(max_mamba_cache_size={K}, {ratio} state slots per request). To raise "
-                                            f"it: increase --mamba-full-memory-ratio or --max-mamba-cache-size, or "
-                                            f"halve the state size with --mamba-ssm-dtype bfloat16."})
-            reqs = min(reqs, cap)
-            if reqs <= 0:
-                raise StartupError("RuntimeError", MSG_MAMBA_REQS_0523.format(k=K, ratio=ratio, n=reqs),
-                                   "mamba_pool_too_small")
-        if R is not None and reqs < max(1, R // dpw) and not capped_by_mamba:
-            warnings.append({"id": "max_running_requests_capped",
-                             "message": f"max_running_requests was reduced from the requested {max(1, R // dpw)} "
-                                        f"to {reqs} (per dp "
-                                        f"worker) due to the available KV cache capacity."})
-        max_running = reqs
+        raise StartupError("RuntimeError", b.messages.not_enough_memory.format(mfs=mfs), root)
+    max_running = b.request_cap(p, pool, tokens, warnings)
     if max_running <= 0:
         raise StartupError("AssertionError", MSG_REQS_ZERO, "kv_pool_too_small")
     max_req_len = min(r.context_len - 1, tokens - 1)
-    # 0.5.9 tp_worker asserts max_req_len > 0 and max_req_input_len = max_req_len - 5 > 0; 0.5.23 only the first
-    if max_req_len <= 0 or (r.version == "0.5.9" and max_req_len - 5 <= 0):
+    # tp_worker asserts max_req_len > 0, and in some releases max_req_input_len = max_req_len - 5 > 0 too
+    if max_req_len <= 0 or (b.asserts_max_req_input_len and max_req_len - 5 <= 0):
         raise StartupError("AssertionError", MSG_POOL_SMALL, "kv_pool_too_small")
-    kv_gib = tokens * cell_b / GIB
-    return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=K,
-                  swa_tokens=swa_tokens, mamba_main_gib=mamba_main,
-                  mamba_spec_gib=mamba_spec, kv_pool_gib=kv_gib,
+    return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=pool.mamba_slots,
+                  swa_tokens=swa_tokens, mamba_main_gib=pool.mamba_main_gib,
+                  mamba_spec_gib=pool.mamba_spec_gib, kv_pool_gib=tokens * cell_b / GIB,
                   warnings=warnings)
 
 
@@ -751,19 +912,19 @@ def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, 
 
     Hard items are allocated for certain; ``graphs_and_activations`` is SGLang's own reserve heuristic
     (512 MiB + 1.5 MiB per prefill token + 2 MiB per decode graph size + tp/8 GiB [+ 8 MiB per prefill graph])."""
-    v059 = r.version == "0.5.9"
+    b = r.release.sizing
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
     D = r.spec_draft_tokens or 0
     needs: Dict[str, float] = {}
     if eagle and spec.has_mtp_head:
-        if v059:
+        if not b.draft_loaded_before_sizing:
             needs["draft_weights_peak"] = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
         else:
             needs["draft_embed_head_freed"] = -wb.draft_embed_head_bytes / GIB
         if not cell["draft_budgeted"]:
             needs["draft_kv_pool"] = (s.max_total_num_tokens + r.page_size) * cell["per_layer"] * \
                 max(1, cell["draft_layers"]) / GIB
-    if spec.is_mambaish and v059:
+    if spec.is_mambaish and b.mamba_padding_slots_after_sizing:
         needs["mamba_padding_slots"] = (1 + (D if r.spec_algorithm else 0)) * per_req / GIB
     needs["req_to_token"] = (s.max_running_requests + 1) * (r.context_len + 4 + D) * 4 / GIB
     workspace_mib = 0.0

@@ -19,15 +19,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
     SafetensorsHeaderError,
     read_header_object,
 )
 
+from .behaviour import GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, QWEN3_5_A_LOG_MODEL_DTYPE
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..releases import SGLangRelease
 
 VOCAB_PAD = 64  # layers/vocab_parallel_embedding.py DEFAULT_VOCAB_PADDING_SIZE
 
@@ -445,24 +449,23 @@ class WeightBreakdown:
 
 def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
                     source: str = "shapes", attn_tp: Optional[int] = None,
-                    dp_lm_head: bool = False, version: Optional[str] = None,
+                    dp_lm_head: bool = False, *, release: "SGLangRelease",
                     rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
     """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE).
 
-    ``version`` matters for details of the classes: 0.5.9's ``models/qwen3_5.py`` builds the GDN ``A_log`` in the
-    model dtype, 0.5.23 (and Qwen3-Next in both) in float32; 0.5.9's Glm4MoeGate is in the model dtype and its
-    Nemotron-H router in float32, 0.5.23 the other way round. ``rope_reserve`` (``rope_reserve_rows``) is the RoPE
+    ``release`` matters for details of the classes, its ``weight_dtype_quirks``: some releases' ``models/qwen3_5.py``
+    builds the GDN ``A_log`` in the model dtype (others, and Qwen3-Next in all, in float32), their Glm4MoeGate in
+    the model dtype (others in float32) and their Nemotron-H router in float32 (others in the model dtype). ``rope_reserve`` (``rope_reserve_rows``) is the RoPE
     pre-expansion of ``load_model``; without it the caches keep their constructed length."""
+    quirks = release.sizing.weight_dtype_quirks
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
-    if version == "0.5.9" and spec.architecture.startswith("Qwen3_5"):
+    if QWEN3_5_A_LOG_MODEL_DTYPE in quirks and spec.architecture.startswith("Qwen3_5"):
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
     glm_gate_fix = 0
-    if version == "0.5.9" and spec.architecture == "Glm4MoeForCausalLM":
-        # 0.5.9's Glm4MoeGate weight is in the model dtype; 0.5.23 made it float32
+    if GLM4_MOE_GATE_MODEL_DTYPE in quirks and spec.architecture == "Glm4MoeForCausalLM":
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
         target -= glm_gate_fix * sum(1 for layer in spec.layers if layer[1] == "moe")
-    if version == "0.5.9" and spec.architecture == "NemotronHForCausalLM":
-        # 0.5.9's NemotronHMoE router is ReplicatedLinear(params_dtype=torch.float32); 0.5.23 keeps the model dtype
+    if NEMOTRON_H_ROUTER_FLOAT32 in quirks and spec.architecture == "NemotronHForCausalLM":
         target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * \
             sum(1 for layer in spec.layers if layer[1] == "moe")
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)

@@ -5,7 +5,7 @@ import pathlib
 import pytest
 import yaml
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import SUPPORTED_VERSIONS
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS
 
 ROLES = pathlib.Path(__file__).resolve().parents[3] / "roles"
 

@@ -11,6 +11,9 @@ import pytest
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate, load_model_dir
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import compute_weights, rope_cache_bytes
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELEASES
+
+NEWEST = RELEASES["0.5.23"]  # the release these shape tests were derived against
 
 GIB = 1 << 30
 CONFIGS = pathlib.Path(__file__).resolve().parents[4] / "tests/fixtures/model-configs"
@@ -40,7 +43,7 @@ def test_llama31_8b_weights_cell_context_by_hand():
     spec = spec_of("meta-llama__Llama-3.1-8B-Instruct")
     per_layer = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
     params = 32 * per_layer + 2 * 128256 * 4096 + 4096
-    wb = compute_weights(spec, 1)
+    wb = compute_weights(spec, 1, release=NEWEST)
     assert wb.target_param_bytes == params * 2 == 16_060_522_496
     assert rope_cache_bytes(spec) == 131072 * 128 * 4          # fp32 cos_sin_cache
     assert spec.derived_context_len == 131072                   # llama3 rope: factor not applied
@@ -77,7 +80,7 @@ def test_qwen25_72b_bias_context_and_tp4_cell():
     per_layer = (8192 * 8192 + 8192) / 4 + 2 * (8192 * 1024 + 1024) / 4 + 8192 * 8192 / 4 + 3 * 8192 * 29568 / 4 \
         + 2 * 8192
     params = 80 * per_layer + 2 * 152064 / 4 * 8192 + 8192
-    assert compute_weights(spec, 4).target_param_bytes == pytest.approx(params * 2, abs=16)
+    assert compute_weights(spec, 4, release=NEWEST).target_param_bytes == pytest.approx(params * 2, abs=16)
 
 
 def test_mistral_7b_matches_oracle_sweep():
@@ -91,7 +94,7 @@ def test_qwen3_30b_a3b_moe_experts_split_over_tp():
     spec = spec_of("Qwen__Qwen3-30B-A3B")
     assert spec.num_experts == 128 and all(layer[1] == "moe" for layer in spec.layers)
     experts_per_layer = 128 * 3 * 2048 * 768
-    wb1, wb2 = compute_weights(spec, 1), compute_weights(spec, 2)
+    wb1, wb2 = compute_weights(spec, 1, release=NEWEST), compute_weights(spec, 2, release=NEWEST)
     # experts halve exactly; embedding/lm_head halve; norms, router and q/k norms stay replicated
     replicated = 48 * (2 * 2048 + 2 * 128 + 128 * 2048) + 2048
     assert wb1.target_param_bytes - wb2.target_param_bytes == pytest.approx(
@@ -104,7 +107,7 @@ def test_qwen3_30b_a3b_moe_experts_split_over_tp():
 def test_qwen3_32b_fp8_block_scales():
     spec = spec_of("Qwen__Qwen3-32B-FP8")
     assert spec.quant.method == "fp8" and spec.quant.block == (128, 128)
-    wb = compute_weights(spec, 1)
+    wb = compute_weights(spec, 1, release=NEWEST)
     # fp8 linear: 1 B per element + fp32 scale per 128x128 block; embeddings and norms bf16
     lin = 64 * (5120 * 8192 + 2 * 5120 * 1024 + 8192 * 5120 + 3 * 5120 * 25600)
     scales = 64 * 4 * (64 * 40 + 2 * 8 * 40 + 40 * 64 + 2 * 200 * 40 + 40 * 200)
@@ -123,7 +126,7 @@ def test_deepseek_v3_mla_cell_not_tp_divided_and_yarn_context():
     t = res["budget"]["totals"]
     assert t["cell_size_bytes"] == (512 + 64) * 61 * 2
     assert t["max_total_num_tokens"] == pytest.approx(593_131, rel=0.001)   # oracle sweep
-    assert compute_weights(spec, 8).target_param_bytes / GIB == pytest.approx(79.29, abs=0.05)
+    assert compute_weights(spec, 8, release=NEWEST).target_param_bytes / GIB == pytest.approx(79.29, abs=0.05)
 
 
 def test_deepseek_nextn_draft_kv_budgeted_only_in_0523():
@@ -148,7 +151,7 @@ def test_gpt_oss_20b_hybrid_swa_split():
     experts = 24 * 32 * ((2 * 2880 * 2880) + 2880 * 2880) * (0.5 + 1 / 32) + 24 * 32 * (2 * 2880 + 2880) * 2
     router = 24 * (32 * 2880 + 32) * 2
     embed = 2 * 201088 * 2880 * 2 + 2880 * 2
-    wb = compute_weights(spec, 1)
+    wb = compute_weights(spec, 1, release=NEWEST)
     assert wb.target_param_bytes == pytest.approx(attn + experts + router + embed, rel=1e-6)
     # the oracle sweep measured 12.85 GiB from SGLang's classes (params + the 32 MiB YaRN rope cache)
     assert (wb.target_param_bytes + wb.target_buffer_bytes) / GIB == pytest.approx(12.85, abs=0.01)
@@ -209,7 +212,7 @@ def test_nemotron_h_56b_attention_head_dim_and_short_context():
 def test_r1_14b_awq_packed_weights():
     spec = spec_of("neody__r1-14b-awq")
     assert spec.quant.method == "awq" and spec.quant.bits == 4
-    wb = compute_weights(spec, 1)
+    wb = compute_weights(spec, 1, release=NEWEST)
 
     def awq(out, inp):
         return out * inp // 2 + (inp // 128) * out // 2 + (inp // 128) * out * 2
@@ -233,8 +236,8 @@ def test_qwen36_nvfp4_mixed_precision_per_module():
     spec = spec_of("nvidia__Qwen3.6-27B-NVFP4")
     assert spec.quant.algo_for(0, "mlp.gate_proj") == "modelopt_fp4"
     assert spec.quant.algo_for(0, "linear_attn.in_proj_qkv") == "modelopt_fp8"
-    bf16 = compute_weights(spec_of("Qwen__Qwen3.6-27B"), 2).target_param_bytes
-    fp4 = compute_weights(spec, 2).target_param_bytes
+    bf16 = compute_weights(spec_of("Qwen__Qwen3.6-27B"), 2, release=NEWEST).target_param_bytes
+    fp4 = compute_weights(spec, 2, release=NEWEST).target_param_bytes
     assert 0.3 < fp4 / bf16 < 0.5
     res = run("nvidia__Qwen3.6-27B-NVFP4", {"tp_size": 2, "mem_fraction_static": 0.85},
               gpu={"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6"}, pre=47.3)
@@ -383,7 +386,7 @@ def test_0523_default_fraction_without_graphs():
 ])
 def test_shape_weights_match_the_oracle_sweep(name, tp, oracle_gib):
     spec = spec_of(name)
-    wb = compute_weights(spec, tp, version="0.5.23")
+    wb = compute_weights(spec, tp, release=NEWEST)
     resident = wb.target_param_bytes + wb.target_buffer_bytes
     if spec.is_mla:   # the sweep built the classes without post_load_weights: no absorbed w_kc/w_vc yet
         from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import mla_absorbed_bytes
@@ -392,7 +395,7 @@ def test_shape_weights_match_the_oracle_sweep(name, tp, oracle_gib):
 
 
 def test_qwen35_35b_target_plus_draft_matches_the_oracle_sweep():
-    wb = compute_weights(spec_of("Qwen__Qwen3.5-35B-A3B"), 1, version="0.5.23")
+    wb = compute_weights(spec_of("Qwen__Qwen3.5-35B-A3B"), 1, release=NEWEST)
     total = wb.target_param_bytes + wb.target_buffer_bytes + wb.draft_param_bytes
     assert total / GIB == pytest.approx(68.92, abs=0.006)
 
@@ -407,7 +410,7 @@ def test_qwen3_next_nextn_draft_is_built_without_a_config_field():
              + h * (16 // tp) * 256 * 2 + 2 * h * 256 + (16 // tp) * 256 * h  # gated q, k/v (1 head/rank), o
              + 2 * 256 + 2 * h) * 2                                             # q/k norms, layer norms
     draft = layer + 2 * h * h * 2 + 3 * h * 2 + 2 * (151936 // tp) * h * 2   # fc, norms, embedding + lm_head
-    assert compute_weights(spec, tp).draft_param_bytes == draft
+    assert compute_weights(spec, tp, release=NEWEST).draft_param_bytes == draft
     res = run("Qwen__Qwen3-Next-80B-A3B-Instruct", {"tp_size": 4, "mem_fraction_static": 0.85,
                                                     "speculative_algorithm": "NEXTN"})
     assert res["budget"]["per_gpu"][0]["draft_gib"] == pytest.approx(draft / GIB, abs=0.001)

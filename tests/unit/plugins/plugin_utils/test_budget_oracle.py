@@ -17,6 +17,7 @@ from budget_fixtures import oracle_agreement, oracle_cases, oracle_gpus, oracle_
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import compute_weights, rope_reserve_rows
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELEASES
 
 CASES = [pytest.param(version, case, id=f"{version}-{case['id']}") for version, case in oracle_cases()]
 # End to end only where the oracle's resident bytes are SGLang's own classes (not a W given by hand).
@@ -59,7 +60,7 @@ def test_shape_weights_match_sglang_classes(case, recorded):
     res = case.get("resolved") or {}
     reserve = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
                                 res.get("speculative_num_draft_tokens"), case.get("env") or {})
-    wb = compute_weights(spec, tp, version=case["_version"], rope_reserve=reserve)
+    wb = compute_weights(spec, tp, release=RELEASES[case["_version"]], rope_reserve=reserve)
     assert wb.target_param_bytes == pytest.approx(recorded["target_param_bytes"], rel=1e-4)
     if recorded.get("draft_param_bytes") and spec.has_mtp_head:
         assert wb.draft_param_bytes == pytest.approx(recorded["draft_param_bytes"], rel=0.005)

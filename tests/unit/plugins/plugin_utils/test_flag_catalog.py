@@ -15,7 +15,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.flag_catalog import 
     as_option,
     load_catalog,
 )
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import SUPPORTED_VERSIONS
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS
 
 RECORDED = Path(__file__).resolve().parents[3] / "fixtures" / "flag_registration"
 # argparse stores the callable; the catalog names the type the source spells (json.loads -> "json").

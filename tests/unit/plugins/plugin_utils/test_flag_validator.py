@@ -226,7 +226,7 @@ def test_unknown_flag_without_neighbours_and_bad_inputs():
     assert "is not an SGLang 0.5.9 flag" in str(error_of({"model_path": "/m", "zzz_qqq": 1}, "0.5.9"))
     assert "must be a mapping" in str(error_of(["--tp-size", "2"], "0.5.9"))
     message = str(error_of(INCIDENT, "0.4.0"))
-    assert "has no profile" in message and "0.5.9" in message
+    assert "is not a release llmops.sglang knows" in message and "0.5.9" in message
     assert validate_server_args(INCIDENT, "0.5.10", allow_nearest=True) == INCIDENT
 
 

@@ -1,41 +1,41 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 import pytest
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.versions import (
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import (
     SUPPORTED_VERSIONS,
     UnsupportedVersionError,
-    nearest_supported,
-    resolve_version,
+    nearest_release,
+    resolve_release,
 )
 
 
 @pytest.mark.parametrize("version", SUPPORTED_VERSIONS)
 def test_supported_versions_resolve_exactly(version):
-    resolved = resolve_version(version)
-    assert resolved.profile == version
+    resolved = resolve_release(version)
+    assert resolved.release.version == version
     assert resolved.confidence == "exact"
 
 
 def test_leading_v_is_accepted():
-    assert resolve_version("v0.5.9").profile == "0.5.9"
+    assert resolve_release("v0.5.9").release.version == "0.5.9"
 
 
 def test_unknown_version_fails_with_the_supported_list_and_the_fix():
     with pytest.raises(UnsupportedVersionError) as err:
-        resolve_version("0.5.12")
+        resolve_release("0.5.12")
     message = str(err.value)
     assert "0.5.12" in message and "0.5.9" in message and "0.5.23" in message
     assert "nearest" in message
 
 
 def test_unknown_version_maps_to_nearest_profile_only_when_allowed():
-    resolved = resolve_version("0.5.21", allow_nearest=True)
-    assert resolved.profile == "0.5.23"
+    resolved = resolve_release("0.5.21", allow_nearest=True)
+    assert resolved.release.version == "0.5.23"
     assert resolved.confidence == "nearest"
-    assert nearest_supported("0.5.10") == "0.5.9"
-    assert nearest_supported("0.5.9.post1") == "0.5.9"
+    assert nearest_release("0.5.10").version == "0.5.9"
+    assert nearest_release("0.5.9.post1").version == "0.5.9"
 
 
 def test_garbage_version_names_the_input():
     with pytest.raises(UnsupportedVersionError, match="not a version string"):
-        resolve_version("latest", allow_nearest=True)
+        resolve_release("latest", allow_nearest=True)

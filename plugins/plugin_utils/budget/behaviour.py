@@ -1,0 +1,73 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What an SGLang release does at each point where startup sizing differs between releases, as data.
+
+The budget engine reads these fields and never a version string. The registry of releases
+(``plugin_utils/releases.py``) fills one :class:`SizingBehaviour` per release from that release's source; where
+two releases run different algorithms, the field holds the function that replays the release's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, FrozenSet, Optional, Tuple
+
+# Per-model dtype corrections of the weight bytes (``weights.compute_weights``), named by what the release's
+# model class allocates differently from the parameter shapes' model dtype.
+QWEN3_5_A_LOG_MODEL_DTYPE = "qwen3_5_a_log_model_dtype"      # GDN A_log built in the model dtype (not float32)
+GLM4_MOE_GATE_MODEL_DTYPE = "glm4_moe_gate_model_dtype"      # Glm4MoeGate weight in the model dtype (not float32)
+NEMOTRON_H_ROUTER_FLOAT32 = "nemotron_h_router_float32"      # NemotronHMoE router ReplicatedLinear in float32
+WEIGHT_DTYPE_QUIRKS = frozenset({QWEN3_5_A_LOG_MODEL_DTYPE, GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32})
+
+
+@dataclass(frozen=True)
+class Messages:
+    """The exact texts the release raises or logs at startup (``None``: the release has no such check)."""
+
+    not_enough_memory: str                     # RuntimeError when the pool gets no tokens; may use {mfs!r}
+    imbalance_min_name: str                    # the first name in the TP memory imbalance RuntimeError
+    kv_no_room: Optional[str]                  # ValueError when weights leave nothing for the KV cache
+    mamba_zero: Optional[str]                  # RuntimeError when the mamba state cache gets no slot
+    mamba_requests: Optional[str]              # RuntimeError when the mamba cache serves no request
+    kv_pool_below_context: Optional[str]       # the warning when one full-length request cannot fit
+    swa_pool_below_window: Optional[str]       # ValueError when the SWA pool cannot admit one request
+
+
+@dataclass(frozen=True)
+class SizingBehaviour:
+    """One release's startup memory accounting, field by field (each names the code it stands for)."""
+
+    # ---- argument resolution (server_args / arg_groups hooks)
+    default_mem_fraction: Callable[..., float]  # the default --mem-fraction-static from the reserve formula
+    mid_memory_bucket: Tuple[int, int, int]     # 20-35 GiB cards: (chunked_prefill, graph max bs TP<4, TP>=4)
+    decode_graph_bs_includes_max: bool          # the decode CUDA-graph batch list always ends at max_bs
+    cuda_graph_max_bs_flags: Tuple[str, ...]    # the flags read for the decode graph max bs, first = its dest
+    graph_bs_capped_by_max_running_requests: bool
+    decode_graph_backend_flag: bool             # --cuda-graph-backend-decode disabled turns decode graphs off
+    prefill_cuda_graphs: bool                   # prefill (piecewise) CUDA graphs are captured by default
+    attn_dp_size_flag: bool                     # --attn-dp-size sets the attention DP width directly
+    speculative_overlap_needs_spec_v2: bool     # speculation turns the overlap schedule off without SPEC_V2
+    gpt_oss_trtllm_mha_disables_hybrid_swa: bool
+    trtllm_mha_page_sizes: Tuple[int, ...]      # page sizes trtllm_mha keeps; any other becomes 64
+    hybrid_sm100_model_overrides: bool          # SM100 GDN/Mamba2 backends come from the model overrides
+    resolve_mamba_strategy: Callable[..., Any]  # the hybrid-mamba radix cache strategy pass
+    mamba_radix_archs: FrozenSet[str]           # hybrid archs whose radix cache goes through that pass
+    mamba_extra_buffer_archs: FrozenSet[str]    # hybrid archs that support the extra_buffer strategy
+    # ---- model build and weight load
+    honours_language_model_only: bool           # a text-only launch of a VLM builds no vision tower
+    modelopt_mixed_precision: bool              # ModelOpt MIXED_PRECISION / NVFP4 quant_method "modelopt" loads
+    mxfp4_sm100_intermediate_pad: int           # GPT-OSS MXFP4 per-rank intermediate rounding on SM100
+    weight_dtype_quirks: FrozenSet[str]         # names from WEIGHT_DTYPE_QUIRKS
+    draft_loaded_before_sizing: bool            # the EAGLE/MTP draft is resident when the pool is profiled
+    # ---- pool sizing
+    draft_kv_in_fraction: bool                  # the draft's KV layers are budgeted inside the target's cell
+    hybrid_swa_ratio_cell: bool                 # hybrid SWA: the cell weights SWA layers by the ratio
+    swa_request_cap: bool                       # SWARequestCapPoolConfigurator sizes the SWA pool by requests
+    multimodal_runtime_reservation: bool        # the VLM embedding cache is taken before the pool
+    mamba_split: Callable[..., Any]             # profile -> mamba slots and speculative states
+    mamba_slots_per_request: Callable[..., int]
+    mamba_padding_slots_after_sizing: bool      # the padding slot(s) are allocated outside the sized pool
+    mamba_spec_states_follow_slots: bool        # pinned slots also cap the speculative states (capped requests)
+    kv_tokens: Callable[..., Any]               # rest -> KV tokens (and the 0.5.9 request estimate)
+    request_cap: Callable[..., Any]             # tokens -> max_running_requests and its warnings
+    asserts_max_req_input_len: bool             # tp_worker also asserts max_req_len - 5 > 0
+    messages: Messages

@@ -1,0 +1,208 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The SGLang releases this collection knows, each one frozen object, in release order.
+
+Everything that differs by release is here or in a generated data file this module names: the startup sizing
+behaviour (``budget/behaviour.py`` fields, read from that release's source) and how a requested version maps
+onto a release. Nothing else in the collection compares version strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Dict, Tuple
+
+from .budget import profiles
+from .budget.behaviour import WEIGHT_DTYPE_QUIRKS, Messages, SizingBehaviour
+
+
+@dataclass(frozen=True)
+class SGLangRelease:
+    """One SGLang release: its version, what its startup sizing does, and how that was verified."""
+
+    version: str
+    sizing: SizingBehaviour
+    # "oracle": the release's own sizing code was run on a case grid (tests/fixtures/oracle/sglang-<V>.json);
+    # "source": the behaviour was read from the release's source and not yet run
+    verified_by: str
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 0.5.9 (February 2026): ServerArgs.__post_init__ and ModelRunnerKVCacheMixin (wheel paths in budget/profiles.py)
+# ---------------------------------------------------------------------------------------------------------------
+_SIZING_0_5_9 = SizingBehaviour(
+    default_mem_fraction=profiles.default_mem_fraction_server_args,
+    mid_memory_bucket=(2048, 24, 80),
+    decode_graph_bs_includes_max=False,
+    cuda_graph_max_bs_flags=("cuda_graph_max_bs",),
+    graph_bs_capped_by_max_running_requests=False,
+    decode_graph_backend_flag=False,
+    prefill_cuda_graphs=False,
+    attn_dp_size_flag=False,
+    speculative_overlap_needs_spec_v2=True,
+    gpt_oss_trtllm_mha_disables_hybrid_swa=True,
+    trtllm_mha_page_sizes=(16, 32, 64),
+    hybrid_sm100_model_overrides=False,
+    resolve_mamba_strategy=profiles.mamba_strategy_server_args,
+    # server_args.py:1548-1605: the archs whose radix cache goes through the strategy, and those with extra_buffer
+    mamba_radix_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+                                 "Qwen3_5MoeForConditionalGeneration", "NemotronHForCausalLM"}),
+    mamba_extra_buffer_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
+                                        "Qwen3_5MoeForConditionalGeneration"}),
+    honours_language_model_only=False,
+    modelopt_mixed_precision=False,
+    mxfp4_sm100_intermediate_pad=256,
+    weight_dtype_quirks=WEIGHT_DTYPE_QUIRKS,
+    draft_loaded_before_sizing=False,   # scheduler.py:563-565 builds the draft worker after the target's pools
+    draft_kv_in_fraction=False,
+    hybrid_swa_ratio_cell=False,
+    swa_request_cap=False,
+    multimodal_runtime_reservation=False,
+    mamba_split=profiles.mamba_split_mixin,
+    mamba_slots_per_request=profiles.mamba_slots_per_request_mixin,
+    mamba_padding_slots_after_sizing=True,
+    mamba_spec_states_follow_slots=False,
+    kv_tokens=profiles.kv_tokens_mixin,
+    request_cap=profiles.request_cap_mixin,
+    asserts_max_req_input_len=True,
+    messages=Messages(
+        not_enough_memory=("Not enough memory. Please try to increase --mem-fraction-static. "
+                           "Current value: self.server_args.mem_fraction_static={mfs!r}"),
+        imbalance_min_name="min_per_gpu_memory",
+        kv_no_room=None, mamba_zero=None, mamba_requests=None, kv_pool_below_context=None,
+        swa_pool_below_window=None),
+)
+
+# ---------------------------------------------------------------------------------------------------------------
+# 0.5.23 (October 2026): arg_groups hooks and KVCacheConfigurator (wheel paths in budget/profiles.py)
+# ---------------------------------------------------------------------------------------------------------------
+_HYBRID_EXTRA_BUFFER_0_5_23 = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "NemotronHForCausalLM"})
+_SIZING_0_5_23 = SizingBehaviour(
+    default_mem_fraction=profiles.default_mem_fraction_memory_hook,
+    mid_memory_bucket=(4096, 48, 160),
+    decode_graph_bs_includes_max=True,
+    cuda_graph_max_bs_flags=("cuda_graph_max_bs_decode", "cuda_graph_max_bs"),
+    graph_bs_capped_by_max_running_requests=True,   # memory_hook.py:182-188
+    decode_graph_backend_flag=True,
+    prefill_cuda_graphs=True,
+    attn_dp_size_flag=True,
+    speculative_overlap_needs_spec_v2=False,
+    gpt_oss_trtllm_mha_disables_hybrid_swa=False,
+    trtllm_mha_page_sizes=(16, 32, 64, 128),
+    hybrid_sm100_model_overrides=True,              # model_overrides/qwen3_5.py, nemotron_h.py
+    resolve_mamba_strategy=profiles.mamba_strategy_hooks,
+    mamba_radix_archs=_HYBRID_EXTRA_BUFFER_0_5_23,  # every hybrid arch goes through the hooks' strategy pass
+    mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_23,
+    honours_language_model_only=True,               # configs/model_config.py is_lm_only
+    modelopt_mixed_precision=True,                  # ModelOptMixedPrecisionConfig
+    mxfp4_sm100_intermediate_pad=128,
+    weight_dtype_quirks=frozenset(),
+    draft_loaded_before_sizing=True,
+    draft_kv_in_fraction=True,                      # pool_configurator.py:259-314
+    hybrid_swa_ratio_cell=True,
+    swa_request_cap=True,                           # SWARequestCapPoolConfigurator
+    multimodal_runtime_reservation=True,            # kv_cache_configurator.py mm_runtime_reservation_gb
+    mamba_split=profiles.mamba_split_configurator,
+    mamba_slots_per_request=profiles.mamba_slots_per_request_configurator,
+    mamba_padding_slots_after_sizing=False,
+    mamba_spec_states_follow_slots=True,
+    kv_tokens=profiles.kv_tokens_configurator,
+    request_cap=profiles.request_cap_configurator,
+    asserts_max_req_input_len=False,
+    messages=Messages(
+        not_enough_memory="Not enough memory. Please try to increase --mem-fraction-static.",
+        imbalance_min_name="pre_model_load_memory",
+        kv_no_room=("Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static={mfs}. "
+                    "Raise --mem-fraction-static above {sugg:.3f} (minimum viable = 1 - available/pre = "
+                    "{minv:.4f}). If using speculative decoding, draft weights are now counted."),
+        mamba_zero=("Not enough GPU memory for hybrid (mamba/linear-attention) state cache. Computed "
+                    "max_mamba_cache_size={k} (total_rest_memory={rest:.2f} GB, mamba_cache_per_req={mb:.2f} MB). "
+                    "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, "
+                    "(3) reduce --speculative-num-draft-tokens, or (4) use GPUs with more memory."),
+        mamba_requests=("Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
+                        "max_mamba_cache_size={k}, mamba_ratio={ratio}, resulting max_num_reqs={n}. "
+                        "Try: (1) reduce --max-running-requests, (2) increase --mem-fraction-static, or "
+                        "(3) use GPUs with more memory."),
+        # managers/tp_worker.py:558-567
+        kv_pool_below_context=("KV pool holds {tokens} tokens, fewer than --context-length {context}. One "
+                               "full-length request cannot fit, so long requests will be refused or truncated at "
+                               "serving time. Lower --context-length, raise --mem-fraction-static, or free memory "
+                               "taken before the pool is sized."),
+        swa_pool_below_window=("SWA pool ({swa} tokens) cannot hold even one request: the prefill admission floor "
+                               "is sliding_window_size ({window}) + page_size ({page}). Increase "
+                               "--swa-full-tokens-ratio or the total KV budget.")),
+)
+
+RELEASES: Dict[str, SGLangRelease] = {
+    release.version: release for release in (
+        SGLangRelease("0.5.9", _SIZING_0_5_9, verified_by="oracle"),
+        SGLangRelease("0.5.23", _SIZING_0_5_23, verified_by="oracle"),
+    )
+}
+SUPPORTED_VERSIONS: Tuple[str, ...] = tuple(RELEASES)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Resolution of a requested version
+# ---------------------------------------------------------------------------------------------------------------
+_VERSION_RE = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:\.post(\d+))?$")
+
+
+class UnsupportedVersionError(ValueError):
+    """A requested SGLang version is not in the registry and no nearest release was allowed."""
+
+
+@dataclass(frozen=True)
+class ResolvedRelease:
+    """The registry's release for a requested SGLang version."""
+
+    requested: str
+    release: SGLangRelease
+
+    @property
+    def confidence(self) -> str:
+        """``exact`` when the requested release is in the registry, ``nearest`` otherwise."""
+        return "exact" if self.requested == self.release.version else "nearest"
+
+
+def parse_version(version: str) -> Tuple[int, int, int, int]:
+    """(major, minor, patch, post) of an SGLang version string such as ``0.5.9`` or ``v0.5.10.post1``."""
+    match = _VERSION_RE.match(str(version).strip())
+    if not match:
+        raise UnsupportedVersionError(
+            f"sglang_version {version!r} is not a version string; expected MAJOR.MINOR.PATCH[.postN] such as "
+            f"{SUPPORTED_VERSIONS[-1]!r} (supported: {', '.join(SUPPORTED_VERSIONS)})")
+    return tuple(int(g or 0) for g in match.groups())  # type: ignore[return-value]
+
+
+def nearest_release(version: str) -> SGLangRelease:
+    """The registry release closest to ``version``: the same minor line first, then the closest patch and post
+    release; of two equally close, the older."""
+    wanted = parse_version(version)
+
+    def distance(release: SGLangRelease) -> Tuple[Tuple[int, ...], Tuple[int, int, int, int]]:
+        have = parse_version(release.version)
+        return tuple(abs(a - b) for a, b in zip(have, wanted)), have
+
+    return min(RELEASES.values(), key=distance)
+
+
+def resolve_release(requested: str, allow_nearest: bool = False) -> ResolvedRelease:
+    """Map ``requested`` onto a registry release, or fail naming the supported list and the fix."""
+    requested = str(requested).strip().lstrip("v")
+    if requested in RELEASES:
+        return ResolvedRelease(requested, RELEASES[requested])
+    nearest = nearest_release(requested)
+    if allow_nearest:
+        return ResolvedRelease(requested, nearest)
+    raise UnsupportedVersionError(
+        f"sglang_version {requested!r} is not a release llmops.sglang knows (supported: "
+        f"{', '.join(SUPPORTED_VERSIONS)}); pin one of those, or allow the nearest release ({nearest.version}) "
+        f"explicitly and accept a lower confidence")
+
+
+def with_behaviour(release: SGLangRelease, **changes) -> SGLangRelease:
+    """A copy of ``release`` with some sizing fields changed (the next release is mostly its predecessor)."""
+    return replace(release, sizing=replace(release.sizing, **changes))

@@ -17,9 +17,9 @@ import os
 import re
 import struct
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
-from ..releases import SGLangRelease, UnsupportedVersionError, resolve_release
+from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
@@ -464,7 +464,8 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
 
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
-        rv = resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile)
+        rv = ResolvedRelease(sglang_version.version, sglang_version) if isinstance(sglang_version, SGLangRelease) \
+            else resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile)
     except UnsupportedVersionError as exc:
         raise BudgetInputError("sglang_version", str(exc), "pin a supported release, or set allow_nearest_profile")
     args = _normalize_args(server_args, rv.release)
@@ -571,9 +572,12 @@ def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rel
     return hi / 1000
 
 
-def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False,
+def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str, SGLangRelease], *,
+             allow_nearest_profile: bool = False,
              env: Optional[Dict[str, str]] = None, with_fixes: bool = True) -> Dict[str, Any]:
     """Predict what ``sglang_version`` does at startup for this model, GPUs and flags (JSON-safe dict).
+
+    ``sglang_version``: a release of the registry by its version string, or an :class:`SGLangRelease` itself.
 
     ``model``: a ModelSpec, a model directory, or a dict ``{"config", "hf_quant_config", "safetensors_index",
     "safetensors_headers", "path"}`` (only ``config`` is required); an optional ``"weights"`` entry
@@ -805,9 +809,10 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
                 "speculate 1 step (2 draft tokens)")
         add({"speculative_algorithm": None, "speculative_num_steps": None, "speculative_eagle_topk": None,
              "speculative_num_draft_tokens": None}, "turn speculative decoding off")
-    # 6b. give the mamba state a larger share of the pool (auto-fit path only): more slots, fewer KV tokens
+    # 6b. give the mamba state a larger share of the pool (auto-fit path only): more slots, fewer KV tokens.
+    #     Without the radix cache and with a request cap, the slots follow the requests and the ratio sizes nothing.
     if spec.is_mambaish and r0.max_mamba_cache_size is None and not (
-            not release.sizing.mamba_spec_states_follow_slots and r0.disable_radix_cache):
+            r0.disable_radix_cache and r0.max_running_requests is not None):
         best_ratio = None
         for ratio in (1.5, 2.0, 3.0, 4.0, 6.0):
             if ratio <= r0.mamba_full_memory_ratio:

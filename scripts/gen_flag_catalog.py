@@ -1,17 +1,19 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Generate the SGLang ``launch_server`` flag catalog of a release from its real wheel.
 
-``python scripts/gen_flag_catalog.py 0.5.9 0.5.23`` downloads each wheel with
-``pip download --no-deps sglang==V`` into ``.cache/wheels`` (outside git), records its sha256 and reads
-the argparse registration with :mod:`ast` only: SGLang, torch and friends are never imported.
+``python scripts/gen_flag_catalog.py VERSION...`` (any list, e.g. 0.5.9 ... 0.5.23) downloads each wheel
+with ``pip download --no-deps`` into ``.cache/wheels`` (outside git; the CPython 3.12 x86_64 wheel from
+0.5.11 on, when SGLang started shipping one wheel per interpreter), records its sha256 and reads the
+argparse registration with :mod:`ast` only: SGLang, torch and friends are never imported.
 
-Two registration styles are understood:
+The registration styles understood:
 
-* hand-written ``parser.add_argument(...)`` calls in ``ServerArgs.add_cli_args`` (all of 0.5.9; a few in
-  0.5.23), following helper functions that receive the parser;
-* ``add_cli_args_from_dataclass(parser, ServerArgs)`` (0.5.23): the ``A[T, Arg(...)]`` fields of the
-  namespace classes in ``_INPUT_NAMESPACES`` (``sglang/srt/arg_groups/fields/*.py``), mapped to argparse
-  exactly as ``sglang/srt/arg_groups/arg_utils.py`` does.
+* hand-written ``parser.add_argument(...)`` calls in ``ServerArgs.add_cli_args`` (0.5.9 to 0.5.13.post1;
+  a few are left in later releases), following helper functions that receive the parser;
+* ``add_cli_args_from_dataclass(parser, ServerArgs)`` (0.5.14 on), mapped to argparse exactly as
+  ``sglang/srt/arg_groups/arg_utils.py`` does: the ``A[T, Arg(...)]`` fields of ``ServerArgs`` itself
+  (0.5.14 to 0.5.19), then of the namespace classes in ``_INPUT_NAMESPACES``
+  (``sglang/srt/arg_groups/fields/*.py``, 0.5.20 on).
 
 Names the registration references (choice lists, class defaults, enum members, registry dicts, small
 helper functions) are evaluated statically from the wheel's own source. What cannot be resolved that
@@ -103,6 +105,8 @@ SAFE_BUILTINS = {
     for name in ("list", "tuple", "set", "frozenset", "sorted", "dict", "str", "int", "float", "bool", "len",
                  "min", "max", "reversed", "range", "zip", "enumerate", "repr")
 }
+# Standard-library constants a registration passes as values (0.5.12+: ``help=argparse.SUPPRESS``).
+STDLIB_CONSTANTS = {"argparse.SUPPRESS": argparse.SUPPRESS}
 SAFE_METHODS = {
     str: {"lower", "upper", "strip", "replace", "split", "join", "format", "startswith", "endswith", "title"},
     dict: {"keys", "values", "items", "get", "copy"},
@@ -149,7 +153,10 @@ class Module:
                         self._bind(func.value.id, stmt)
             elif isinstance(stmt, ast.If):
                 # Only the unconditional-looking branch: TYPE_CHECKING blocks hold imports we can follow.
-                self._collect(stmt.body)
+                # An in-place change under a condition (0.5.13-0.5.18: ``if envs.SGLANG_KV_CANARY_ENABLE_
+                # TOKEN_ORACLE.get(): SAMPLING_BACKEND_CHOICES.add("token_oracle")``) is left out: a plain
+                # host without such environment variables does not run it.
+                self._collect([s for s in stmt.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call))])
             elif isinstance(stmt, ast.Try):
                 self._collect(stmt.body)
 
@@ -331,7 +338,8 @@ class Source:
             if isinstance(target, ClassRef):
                 return self.class_attribute(target, node.attr)
             if isinstance(target, ExternalRef):
-                return ExternalRef(f"{target.dotted}.{node.attr}")
+                dotted = f"{target.dotted}.{node.attr}"
+                return STDLIB_CONSTANTS.get(dotted, ExternalRef(dotted))
             if isinstance(target, EnumMember) and node.attr in ("name", "value"):
                 return getattr(target, node.attr)
             if node.attr in SAFE_METHODS.get(type(target), ()):
@@ -339,6 +347,9 @@ class Source:
             raise Unresolved(ast.unparse(node))
         if isinstance(node, ast.Call):
             return self._call(node, module, local, class_scope)
+        if isinstance(node, ast.Lambda) and not (node.args.args or node.args.posonlyargs or node.args.vararg
+                                                 or node.args.kwonlyargs or node.args.kwarg):
+            return Thunk(lambda: self.eval(node.body, module, local, class_scope), ast.unparse(node))
         if isinstance(node, ast.BinOp):
             left, right = ev(node.left), ev(node.right)
             if isinstance(node.op, ast.Add):
@@ -468,6 +479,15 @@ _NO_RETURN = object()
 
 
 @dataclass(frozen=True)
+class Thunk:
+    """A parameterless ``lambda`` of the source, evaluated statically when called
+    (0.5.14+: ``dataclasses.field(default_factory=lambda: list(DEFAULT_UVICORN_ACCESS_LOG_EXCLUDE_PREFIXES))``)."""
+
+    evaluate: object
+    spelled: str
+
+
+@dataclass(frozen=True)
 class FieldDefault:
     """``dataclasses.field(...)`` / ``msgspec.field(...)`` as written in a class body."""
 
@@ -483,7 +503,9 @@ def field_default(value):
     factory = value.kwargs.get("default_factory")
     if factory in (list, dict, set, tuple):
         return factory()
-    raise Unresolved("a default_factory other than list/dict/set/tuple")
+    if isinstance(factory, Thunk):
+        return factory.evaluate()
+    raise Unresolved("a default_factory other than list/dict/set/tuple or a parameterless lambda")
 
 
 MISSING = object()
@@ -731,11 +753,16 @@ def dataclass_flags(src: Source, call: ast.Call, caller: FunctionRef, flags: lis
                 except Unresolved:
                     pass
     for cls in classes:
+        # A field annotated twice in one class body (0.5.15-0.5.16: ``dcp_size``) is one dataclass field:
+        # the last declaration wins, at the place of the first.
+        declared: dict[str, ast.AnnAssign] = {}
         for stmt in cls.node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                flag = field_flag(src, cls, stmt)
-                if flag is not None:
-                    flags.append(flag)
+                declared[stmt.target.id] = stmt
+        for stmt in declared.values():
+            flag = field_flag(src, cls, stmt)
+            if flag is not None:
+                flags.append(flag)
 
 
 def _dict_item(node: ast.Dict, key: str) -> ast.AST:
@@ -886,17 +913,31 @@ def field_flag(src: Source, cls: ClassRef, stmt: ast.AnnAssign) -> Flag | None:
 # ---------------------------------------------------------------------------------------------------
 
 
+# The wheel read for each release: the one pip installs into the project venv (CPython 3.12 on x86_64
+# Linux). From 0.5.11 on SGLang ships one wheel per CPython version and platform.
+TARGET_PYTHON = "3.12"
+TARGET_PLATFORM = "manylinux_2_34_x86_64"
+TARGET_WHEEL_TAGS = ("py3-none-any", f"cp312-cp312-{TARGET_PLATFORM}")
+
+
 def download_wheel(version: str) -> Path:
+    """The release's wheel for :data:`TARGET_PYTHON` / :data:`TARGET_PLATFORM`, downloaded once."""
     WHEELS.mkdir(parents=True, exist_ok=True)
-    found = sorted(WHEELS.glob(f"sglang-{version}-*.whl"))
-    if not found:
+
+    def matching() -> list[Path]:
+        return [WHEELS / f"sglang-{version}-{tag}.whl" for tag in TARGET_WHEEL_TAGS
+                if (WHEELS / f"sglang-{version}-{tag}.whl").exists()]
+
+    if not matching():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"sglang=={version}", "-d", str(WHEELS)],
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+             "--python-version", TARGET_PYTHON, "--platform", TARGET_PLATFORM, f"sglang=={version}",
+             "-d", str(WHEELS)],
             check=True,
         )
-        found = sorted(WHEELS.glob(f"sglang-{version}-*.whl"))
+    found = matching()
     if not found:
-        raise SystemExit(f"pip download left no sglang-{version} wheel in {WHEELS}")
+        raise SystemExit(f"pip download left no sglang-{version} wheel tagged {' or '.join(TARGET_WHEEL_TAGS)} in {WHEELS}")
     return found[0]
 
 

@@ -8,7 +8,7 @@ pure-Python packages its argument modules import, into a venv outside the reposi
 on the parser ``prepare_server_args`` builds, and dumps every action.
 
 The result is what ``tests/unit/plugins/plugin_utils/test_flag_catalog.py`` checks the AST-derived
-catalogs against. Usage: ``python scripts/record_flag_registration.py 0.5.9 0.5.23``.
+catalogs against. Usage: ``python scripts/record_flag_registration.py VERSION...`` (e.g. 0.5.9 ... 0.5.23).
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ DIST_TO_IMPORT = {
     "python_dateutil": "dateutil",
     "smg_grpc_proto": "smg_grpc_proto",
 }
-# Packages the declared dependencies bring with them (torch ships triton).
-EXTRA_IMPORT_NAMES = ("triton", "safetensors", "starlette", "regex", "pydantic_core",)
+# Packages the declared dependencies bring with them (torch ships triton; transformers needs
+# huggingface_hub, which 0.5.10 and later no longer declare themselves).
+EXTRA_IMPORT_NAMES = ("triton", "safetensors", "starlette", "regex", "pydantic_core", "huggingface_hub")
 
 # Attributes only vendor plugins add to torch (torch_npu, ...): a CUDA build of torch lacks them.
 ABSENT_ATTRIBUTES = {"torch": ("npu", "musa", "mlu", "hpu")}
@@ -82,7 +83,7 @@ def _install_import_shims(stubbed: set[str]) -> None:
     # a library's own dunder (``PretrainedConfig.__class_validators__``) resolves to a stand-in.
     _PROTOCOL_NAMES = set(dir(type)) | set(dir(types.ModuleType)) | {
         "__wrapped__", "__signature__", "__mro_entries__", "__origin__", "__args__", "__parameters__",
-        "__get__", "__set__", "__delete__", "__set_name__", "__func__", "__self__", "__path__", "__file__",
+        "__get__", "__set__", "__delete__", "__set_name__", "__self__", "__path__", "__file__",
         "__spec__", "__loader__", "__all__", "__iter__", "__next__", "__len__", "__getitem__", "__call__",
         "__enter__", "__exit__", "__await__", "__aiter__", "__fspath__", "__index__", "__int__", "__float__",
         "__bool__", "__dataclass_fields__", "__get_pydantic_core_schema__", "__supertype__", "__version__",
@@ -105,6 +106,10 @@ def _install_import_shims(stubbed: set[str]) -> None:
 
         def __setitem__(cls, item, value):
             pass
+
+        def __setattr__(cls, name, value):
+            """A stand-in stays inert when SGLang monkeypatches a library class at import (0.5.11 to
+            0.5.13.post1: ``original = PretrainedConfig.from_dict.__func__``, then ``from_dict = patched``)."""
 
         def __contains__(cls, item):
             return False

@@ -12,6 +12,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.compare import compare_releases
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES, evaluate, parse_model_file
 from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import UnsupportedVersionError
 
@@ -25,6 +26,7 @@ ARGUMENT_SPEC = {
     "allow_nearest_profile": {"type": "bool", "default": False},
     "env": {"type": "dict", "default": {}},
     "fail_on": {"type": "str", "default": "error", "choices": ["error", "warning", "never"]},
+    "compare_releases": {"type": "bool", "default": False},
 }
 
 
@@ -49,11 +51,15 @@ class ActionModule(ActionBase):
                 allow_nearest_profile=args["allow_nearest_profile"],
                 env=args["env"],
             )
+            comparison = compare_releases(model, gpus, args["server_args"], env=args["env"]) \
+                if args["compare_releases"] else None
         except (ValueError, UnsupportedVersionError) as exc:
             # Every input error of the engine, the flag validator and the model loader is a ValueError
             # whose message names the input and the fix.
             raise AnsibleActionFail(str(exc)) from None
         result.update(preflight.task_result(budget, args["fail_on"]))
+        if comparison is not None:
+            result.update(comparison.to_dict())
         return result
 
     def _load_model(self, model, location, task_vars):

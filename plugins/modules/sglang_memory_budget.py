@@ -62,13 +62,24 @@ options:
     type: dict
     default: {}
   sglang_version:
-    description: The SGLang release whose accounting is replayed, such as V(0.5.9) or V(0.5.23).
+    description:
+      - The SGLang release whose accounting is replayed.
+      - "Releases whose startup sizing is modelled: V(0.5.9), V(0.5.21), V(0.5.22), V(0.5.23)."
+      - The collection knows the flags and install pins of every release from V(0.5.9) to V(0.5.23); a release
+        whose sizing is not modelled yet is refused by name unless O(allow_nearest_profile) is set.
     type: str
     required: true
   allow_nearest_profile:
     description:
-      - Use the nearest supported profile for a release that has none. The result's RV(confidence) is then
-        V(nearest).
+      - Use the nearest release whose sizing is modelled when O(sglang_version) has none. The result's
+        RV(confidence) is then V(nearest).
+    type: bool
+    default: false
+  compare_releases:
+    description:
+      - Also evaluate the same model, GPUs and flags under every release of the registry, oldest first, and
+        return RV(releases) and RV(first_release_that_starts). The verdict, fail decision and fixes stay those of
+        O(sglang_version).
     type: bool
     default: false
   env:
@@ -204,11 +215,31 @@ sglang_version:
   returned: always
   type: str
 profile:
-  description: The profile used.
+  description: The registry release whose sizing was replayed.
   returned: always
   type: str
 confidence:
-  description: V(exact) when the release has its own profile, V(nearest) otherwise.
+  description: V(exact) when the requested release's sizing is modelled, V(nearest) when another stood in.
   returned: always
   type: str
+verified_by:
+  description:
+    - How the replayed release's sizing was checked - V(oracle) (the engine agrees with that release's own sizing
+      code run on a case grid, C(tests/fixtures/oracle/)) or V(source) (read from its source, not yet run).
+  returned: always
+  type: str
+releases:
+  description:
+    - One entry per registry release, oldest first - C(version), C(verdict) (V(fits), V(degraded), V(fails), or
+      V(not_modelled), or V(rejected) when that release's flag list or input checks refuse the launch),
+      C(root_cause), C(max_total_num_tokens), C(max_running_requests), C(mamba_slots), C(verified_by) and
+      C(message).
+  returned: when O(compare_releases) is set
+  type: list
+  elements: dict
+first_release_that_starts:
+  description: The oldest release whose startup goes through (V(fits) or V(degraded)), or null.
+  returned: when O(compare_releases) is set
+  type: str
+  sample: "0.5.23"
 """

@@ -1,30 +1,85 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The SGLang releases this collection knows, each one frozen object, in release order.
 
-Everything that differs by release is here or in a generated data file this module names: the startup sizing
-behaviour (``budget/behaviour.py`` fields, read from that release's source) and how a requested version maps
-onto a release. Nothing else in the collection compares version strings.
+Everything that differs by release is here or in a generated data file this module names: the install pins
+(``data/sglang-releases.json``, from each wheel's METADATA by ``scripts/gen_release_pins.py``), the flag catalog
+(``data/sglang-flags-<V>.json``), the startup sizing behaviour (``budget/behaviour.py`` fields, read from that
+release's source) and how a requested version maps onto a release. Nothing else in the collection compares
+version strings.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass, replace
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from .budget import profiles
 from .budget.behaviour import WEIGHT_DTYPE_QUIRKS, Messages, SizingBehaviour
 
 
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+PINS_FILE = os.path.join(DATA_DIR, "sglang-releases.json")
+
+
+@dataclass(frozen=True)
+class InstallPins:
+    """What the release's wheel pins (its METADATA), and the CUDA build of the torch wheel it pins."""
+
+    wheel: str
+    sha256: str
+    requires_python: str
+    python_tags: Tuple[str, ...]
+    torch: str
+    torch_cuda: str
+    flashinfer: str
+    flashinfer_extra: Optional[str]
+    cuda_python: str
+    kernel: str
+    kernel_distribution: str
+    transformers: str
+
+    @property
+    def python_min(self) -> str:
+        """The lowest Python the wheel admits (``>=3.11`` -> ``3.11``)."""
+        return self.requires_python.lstrip(">=").split(",")[0].strip()
+
+    @property
+    def cuda_major(self) -> str:
+        return self.torch_cuda.split(".")[0]
+
+
+def _load_pins() -> Dict[str, InstallPins]:
+    with open(PINS_FILE, encoding="utf-8") as handle:
+        data = json.load(handle)
+    return {entry["version"]: InstallPins(
+        wheel=entry["wheel"], sha256=entry["sha256"], requires_python=entry["requires_python"],
+        python_tags=tuple(entry["python_tags"]), torch=entry["torch"], torch_cuda=entry["torch_cuda"],
+        flashinfer=entry["flashinfer"], flashinfer_extra=entry["flashinfer_extra"],
+        cuda_python=entry["cuda_python"], kernel=entry["sgl_kernel"],
+        kernel_distribution=entry["sgl_kernel_distribution"], transformers=entry["transformers"])
+        for entry in data["releases"]}
+
+
 @dataclass(frozen=True)
 class SGLangRelease:
-    """One SGLang release: its version, what its startup sizing does, and how that was verified."""
+    """One SGLang release: its version, its wheel's pins, what its startup sizing does and how that was verified.
+
+    ``sizing`` is ``None`` for a release whose flags and pins are known but whose startup sizing is not modelled
+    yet; the budget engine then refuses it by name (or, when allowed, uses the nearest modelled release)."""
 
     version: str
-    sizing: SizingBehaviour
+    pins: InstallPins
+    sizing: Optional[SizingBehaviour]
     # "oracle": the release's own sizing code was run on a case grid (tests/fixtures/oracle/sglang-<V>.json);
-    # "source": the behaviour was read from the release's source and not yet run
-    verified_by: str
+    # "source": the behaviour was read from the release's source and not yet run; None: not modelled
+    verified_by: Optional[str]
+
+    @property
+    def flag_catalog_file(self) -> str:
+        return os.path.join(DATA_DIR, f"sglang-flags-{self.version}.json")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -38,6 +93,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     graph_bs_capped_by_max_running_requests=False,
     decode_graph_backend_flag=False,
     prefill_cuda_graphs=False,
+    mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_2048,  # read only with prefill graphs on
     attn_dp_size_flag=False,
     speculative_overlap_needs_spec_v2=True,
     gpt_oss_trtllm_mha_disables_hybrid_swa=True,
@@ -64,6 +120,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     mamba_spec_states_follow_slots=False,
     kv_tokens=profiles.kv_tokens_mixin,
     request_cap=profiles.request_cap_mixin,
+    requests_per_worker_at_least_one=False,
     asserts_max_req_input_len=True,
     messages=Messages(
         not_enough_memory=("Not enough memory. Please try to increase --mem-fraction-static. "
@@ -87,6 +144,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     graph_bs_capped_by_max_running_requests=True,   # memory_hook.py:182-188
     decode_graph_backend_flag=True,
     prefill_cuda_graphs=True,
+    mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_chunk_upto_8192,
     attn_dp_size_flag=True,
     speculative_overlap_needs_spec_v2=False,
     gpt_oss_trtllm_mha_disables_hybrid_swa=False,
@@ -110,6 +168,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     mamba_spec_states_follow_slots=True,
     kv_tokens=profiles.kv_tokens_configurator,
     request_cap=profiles.request_cap_configurator,
+    requests_per_worker_at_least_one=True,
     asserts_max_req_input_len=False,
     messages=Messages(
         not_enough_memory="Not enough memory. Please try to increase --mem-fraction-static.",
@@ -135,13 +194,48 @@ _SIZING_0_5_23 = SizingBehaviour(
                                "--swa-full-tokens-ratio or the total KV budget.")),
 )
 
+# ---------------------------------------------------------------------------------------------------------------
+# Releases between them, each its successor's behaviour with what scripts/release_diff.py shows changed
+# ---------------------------------------------------------------------------------------------------------------
+# 0.5.22: MLA prefill graphs capture 2048 tokens (arg_groups/memory_hook.py:236-240); max_running_requests per
+# attention-DP worker is not floored at 1 (mem_cache/kv_cache_configurator.py:2910 _handle_max_mamba_cache,
+# :2800 resolve_max_num_reqs); tp_worker.py has no KV-below-context warning (0.5.23 tp_worker.py:558-567).
+_SIZING_0_5_22 = replace(
+    _SIZING_0_5_23,
+    mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_2048,
+    requests_per_worker_at_least_one=False,
+    messages=replace(_SIZING_0_5_23.messages, kv_pool_below_context=None))
+# 0.5.21: the default decode graph max bs is not capped by --max-running-requests (added at 0.5.22
+# memory_hook.py:186-188), and there is no --attn-dp-size (the DP-attention reserve reads dp_size).
+_SIZING_0_5_21 = replace(_SIZING_0_5_22, graph_bs_capped_by_max_running_requests=False, attn_dp_size_flag=False)
+
+_PINS = _load_pins()
+# (version, sizing, verified_by), in release order; every release here has its pins and its flag catalog.
+_REGISTRY = (
+    ("0.5.9", _SIZING_0_5_9, "oracle"),
+    ("0.5.10", None, None),
+    ("0.5.10.post1", None, None),
+    ("0.5.11", None, None),
+    ("0.5.12", None, None),
+    ("0.5.12.post1", None, None),
+    ("0.5.13", None, None),
+    ("0.5.13.post1", None, None),
+    ("0.5.14", None, None),
+    ("0.5.15", None, None),
+    ("0.5.15.post1", None, None),
+    ("0.5.16", None, None),
+    ("0.5.17", None, None),
+    ("0.5.18", None, None),
+    ("0.5.19", None, None),
+    ("0.5.20", None, None),
+    ("0.5.21", _SIZING_0_5_21, "source"),
+    ("0.5.22", _SIZING_0_5_22, "oracle"),
+    ("0.5.23", _SIZING_0_5_23, "oracle"),
+)
 RELEASES: Dict[str, SGLangRelease] = {
-    release.version: release for release in (
-        SGLangRelease("0.5.9", _SIZING_0_5_9, verified_by="oracle"),
-        SGLangRelease("0.5.23", _SIZING_0_5_23, verified_by="oracle"),
-    )
-}
+    version: SGLangRelease(version, _PINS[version], sizing, verified_by) for version, sizing, verified_by in _REGISTRY}
 SUPPORTED_VERSIONS: Tuple[str, ...] = tuple(RELEASES)
+SIZED_VERSIONS: Tuple[str, ...] = tuple(v for v, release in RELEASES.items() if release.sizing is not None)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -177,26 +271,35 @@ def parse_version(version: str) -> Tuple[int, int, int, int]:
     return tuple(int(g or 0) for g in match.groups())  # type: ignore[return-value]
 
 
-def nearest_release(version: str) -> SGLangRelease:
-    """The registry release closest to ``version``: the same minor line first, then the closest patch and post
-    release; of two equally close, the older."""
+def nearest_release(version: str, sized: bool = False) -> SGLangRelease:
+    """The registry release closest to ``version`` (only those with modelled sizing when ``sized``): the same
+    minor line first, then the closest patch and post release; of two equally close, the older."""
     wanted = parse_version(version)
 
     def distance(release: SGLangRelease) -> Tuple[Tuple[int, ...], Tuple[int, int, int, int]]:
         have = parse_version(release.version)
         return tuple(abs(a - b) for a, b in zip(have, wanted)), have
 
-    return min(RELEASES.values(), key=distance)
+    return min((r for r in RELEASES.values() if r.sizing is not None or not sized), key=distance)
 
 
-def resolve_release(requested: str, allow_nearest: bool = False) -> ResolvedRelease:
-    """Map ``requested`` onto a registry release, or fail naming the supported list and the fix."""
+def resolve_release(requested: str, allow_nearest: bool = False, sized: bool = False) -> ResolvedRelease:
+    """Map ``requested`` onto a registry release, or fail naming the supported list and the fix.
+
+    ``sized``: the caller needs the startup sizing (the budget engine); a known release without it counts as
+    missing, with its own message."""
     requested = str(requested).strip().lstrip("v")
-    if requested in RELEASES:
-        return ResolvedRelease(requested, RELEASES[requested])
-    nearest = nearest_release(requested)
+    known = RELEASES.get(requested)
+    if known is not None and (known.sizing is not None or not sized):
+        return ResolvedRelease(requested, known)
+    nearest = nearest_release(requested, sized=sized)
     if allow_nearest:
         return ResolvedRelease(requested, nearest)
+    if known is not None:
+        raise UnsupportedVersionError(
+            f"SGLang {requested}'s startup memory sizing is not modelled yet (modelled: {', '.join(SIZED_VERSIONS)}); "
+            f"its flags and install pins are known. Allow the nearest modelled release ({nearest.version}) "
+            f"explicitly and accept a lower confidence, or pin a modelled release")
     raise UnsupportedVersionError(
         f"sglang_version {requested!r} is not a release llmops.sglang knows (supported: "
         f"{', '.join(SUPPORTED_VERSIONS)}); pin one of those, or allow the nearest release ({nearest.version}) "

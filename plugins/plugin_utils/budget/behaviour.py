@@ -44,6 +44,7 @@ class SizingBehaviour:
     graph_bs_capped_by_max_running_requests: bool
     decode_graph_backend_flag: bool             # --cuda-graph-backend-decode disabled turns decode graphs off
     prefill_cuda_graphs: bool                   # prefill (piecewise) CUDA graphs are captured by default
+    mla_prefill_graph_max_tokens: Callable[[int], int]  # chunked_prefill_size -> MLA prefill graph max tokens
     attn_dp_size_flag: bool                     # --attn-dp-size sets the attention DP width directly
     speculative_overlap_needs_spec_v2: bool     # speculation turns the overlap schedule off without SPEC_V2
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
@@ -69,5 +70,6 @@ class SizingBehaviour:
     mamba_spec_states_follow_slots: bool        # pinned slots also cap the speculative states (capped requests)
     kv_tokens: Callable[..., Any]               # rest -> KV tokens (and the 0.5.9 request estimate)
     request_cap: Callable[..., Any]             # tokens -> max_running_requests and its warnings
+    requests_per_worker_at_least_one: bool      # max(1, max_running_requests // attention-DP workers)
     asserts_max_req_input_len: bool             # tp_worker also asserts max_req_len - 5 > 0
     messages: Messages

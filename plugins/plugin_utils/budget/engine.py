@@ -465,7 +465,7 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
         rv = ResolvedRelease(sglang_version.version, sglang_version) if isinstance(sglang_version, SGLangRelease) \
-            else resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile)
+            else resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile, sized=True)
     except UnsupportedVersionError as exc:
         raise BudgetInputError("sglang_version", str(exc), "pin a supported release, or set allow_nearest_profile")
     args = _normalize_args(server_args, rv.release)
@@ -628,6 +628,7 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
     err = core["error"]
     result = {
         "sglang_version": rv.requested, "profile": rv.release.version, "confidence": rv.confidence,
+        "verified_by": rv.release.verified_by,
         "verdict": verdict, "root_cause": root, "message": _message(spec, core, verdict),
         "error": {"type": err.etype, "message": err.message} if err else None,
         "warnings": warnings,

@@ -118,6 +118,16 @@ def prefill_graph_bs(max_bs: int) -> List[int]:
     return [s for s in sizes if s <= max_bs]
 
 
+def mla_prefill_graph_tokens_2048(chunked_prefill_size: int) -> int:
+    """``memory_hook.py`` up to 0.5.22: MLA prefill graphs capture up to 2048 tokens whatever the chunk."""
+    return 2048
+
+
+def mla_prefill_graph_tokens_chunk_upto_8192(chunked_prefill_size: int) -> int:
+    """``memory_hook.py`` (0.5.23 :234-238): the chunked prefill size, capped at 8192 for MLA."""
+    return min(8192, chunked_prefill_size)
+
+
 def vlm_factor(spec: ModelSpec) -> float:
     """``adjust_mem_fraction_for_vlm``: 0.95 x clamp(1 - 0.1 (L H^2 / (24 * 1024^2) - 1), 0.8, 1.05).
 
@@ -287,7 +297,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     if b.prefill_cuda_graphs and not prefill_graph_off:
         prefill_max = args.get("cuda_graph_max_bs_prefill")
         if not prefill_max:
-            prefill_max = min(8192, chunk) if spec.is_mla else chunk
+            prefill_max = b.mla_prefill_graph_max_tokens(chunk) if spec.is_mla else chunk
             if args.get("max_total_tokens") is not None:  # memory_hook.py: the default is capped by max_total_tokens
                 prefill_max = min(prefill_max, int(args["max_total_tokens"]))
         prefill_max = int(prefill_max)
@@ -714,6 +724,12 @@ def mamba_split_mixin(p: PoolInputs, pool: PoolBudget) -> None:
     pool.rest -= pool.mamba_main_gib
 
 
+def requests_per_worker(p: PoolInputs) -> int:
+    """max_running_requests per attention-DP worker (at least 1 in the releases that floor it)."""
+    per_worker = p.requests // p.dp_workers
+    return max(1, per_worker) if p.r.release.sizing.requests_per_worker_at_least_one else per_worker
+
+
 def mamba_split_configurator(p: PoolInputs, pool: PoolBudget) -> None:
     """``KVCacheConfigurator`` mamba pool split (0.5.23 :3229-3409): slots plus one padding slot, speculative
     states for (capped requests + 1) x draft tokens; no slot at all is SGLang's RuntimeError."""
@@ -722,17 +738,17 @@ def mamba_split_configurator(p: PoolInputs, pool: PoolBudget) -> None:
     if r.max_mamba_cache_size is not None:
         slots = r.max_mamba_cache_size // dpw
         if p.spec_on:
-            capped = min(max(1, p.requests // dpw), slots // ratio)
+            capped = min(requests_per_worker(p), slots // ratio)
             pool.mamba_spec_gib = per_req * (capped + 1) * draft / GIB
     elif r.disable_radix_cache and p.requests is not None:
-        slots = max(1, p.requests // dpw)
+        slots = requests_per_worker(p)
         if p.spec_on:
             pool.mamba_spec_gib = per_req * (slots + 1) * draft / GIB
     else:
         budget = pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
         if p.spec_on:
             slots = int((budget - per_req * (1 + draft)) // (per_req * (1 + draft / ratio)))
-            capped = min(max(1, p.requests // dpw), slots // ratio)
+            capped = min(requests_per_worker(p), slots // ratio)
             pool.mamba_spec_gib = per_req * (capped + 1) * draft / GIB
         else:
             slots = int((budget - per_req) // per_req)
@@ -795,10 +811,10 @@ def request_cap_mixin(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: Li
 def request_cap_configurator(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: List[Dict[str, str]]) -> int:
     """``KVCacheConfigurator`` max_num_reqs (0.5.23 :3119-3172): the request or the estimate, at most tokens / 2,
     then the mamba slots' cap, with SGLang's own log lines as warnings."""
-    r, requests, dpw = p.r, p.requests, p.dp_workers
+    r, requests = p.r, p.requests
     est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
     if requests is not None:
-        reqs = min(max(1, requests // dpw), tokens // 2)
+        reqs = min(requests_per_worker(p), tokens // 2)
     else:
         reqs = min(est, tokens // 2)
     capped_by_mamba = False
@@ -816,9 +832,9 @@ def request_cap_configurator(p: PoolInputs, pool: PoolBudget, tokens: int, warni
         if reqs <= 0:
             raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(
                 k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
-    if requests is not None and reqs < max(1, requests // dpw) and not capped_by_mamba:
+    if requests is not None and reqs < requests_per_worker(p) and not capped_by_mamba:
         warnings.append({"id": "max_running_requests_capped",
-                         "message": f"max_running_requests was reduced from the requested {max(1, requests // dpw)} "
+                         "message": f"max_running_requests was reduced from the requested {requests_per_worker(p)} "
                                     f"to {reqs} (per dp "
                                     f"worker) due to the available KV cache capacity."})
     return reqs

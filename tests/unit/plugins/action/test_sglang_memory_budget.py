@@ -81,3 +81,18 @@ def test_malformed_config_json(tmp_path):
     (tmp_path / "config.json").write_text("{not json")
     result = budget(model=str(tmp_path))
     assert result["failed"] is True and "config.json is not valid JSON" in result["msg"]
+
+
+def test_compare_releases_shows_the_incident_under_every_release():
+    result = budget(compare_releases=True, fail_on="never")
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS
+
+    rows = {row["version"]: row for row in result["releases"]}
+    assert list(rows) == list(SUPPORTED_VERSIONS)
+    assert rows["0.5.9"]["verdict"] == "fails" and rows["0.5.9"]["root_cause"] == "mamba_pool_too_small"
+    assert rows["0.5.9"]["verified_by"] == "oracle"
+    assert rows["0.5.23"]["verdict"] in ("fits", "degraded") and rows["0.5.23"]["max_total_num_tokens"] > 0
+    # the task's own verdict stays the pinned release's
+    assert result["verdict"] == "fails" and result["profile"] == "0.5.9"
+    assert result["first_release_that_starts"] in SUPPORTED_VERSIONS
+    assert all(row["verdict"] == "not_modelled" for row in rows.values() if row["verified_by"] is None)

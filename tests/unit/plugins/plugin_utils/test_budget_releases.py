@@ -98,7 +98,12 @@ def test_registry_releases_are_in_release_order_and_complete():
     assert versions == sorted(versions, key=parse_version)
     for version, release in RELEASES.items():
         assert release.version == version
-        assert release.verified_by in ("oracle", "source")
+        assert (release.sizing is None) == (release.verified_by is None)
+        assert release.verified_by in (None, "oracle", "source")
+        assert pathlib.Path(release.flag_catalog_file).is_file()
+        assert release.pins.wheel.startswith(f"sglang-{version}-")
+    oracle_fixtures = {p.stem.split("-", 1)[1] for p in (CONFIGS.parent / "oracle").glob("sglang-*.json")}
+    assert {v for v, r in RELEASES.items() if r.verified_by == "oracle"} == oracle_fixtures & set(RELEASES)
 
 
 def test_ratio_fix_is_offered_when_the_ratio_sizes_the_slots():
@@ -112,3 +117,24 @@ def test_ratio_fix_is_offered_when_the_ratio_sizes_the_slots():
     assert {"mamba_full_memory_ratio": 6.0} in fixes
     capped = [f["changes"] for f in evaluate(model, gpus, dict(args, max_running_requests=64), "0.5.9")["fixes"]]
     assert not any("mamba_full_memory_ratio" in c for c in capped)
+
+
+def test_no_budget_code_names_a_release():
+    import re
+
+    budget_dir = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "plugin_utils" / "budget"
+    pattern = re.compile(r"""["']0\.5\.\d+(\.post\d+)?["']|v059|v0523|_059\b|_0523\b""")
+    hits = [f"{path.name}:{n}" for path in sorted(budget_dir.glob("*.py"))
+            for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert hits == [], "release facts belong in plugin_utils/releases.py"
+
+
+def test_the_module_documentation_lists_the_modelled_releases():
+    import yaml
+
+    from ansible_collections.llmops.sglang.plugins.modules import sglang_memory_budget
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SIZED_VERSIONS
+
+    doc = yaml.safe_load(sglang_memory_budget.DOCUMENTATION)["options"]["sglang_version"]["description"]
+    line = next(text for text in doc if text.startswith("Releases whose startup sizing is modelled:"))
+    assert line == "Releases whose startup sizing is modelled: " + ", ".join(f"V({v})" for v in SIZED_VERSIONS) + "."

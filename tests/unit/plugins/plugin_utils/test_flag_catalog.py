@@ -120,9 +120,11 @@ def test_every_flag_matches_the_recorded_default_choices_nargs_type_const(versio
 def test_sample_flags_agree_one_by_one(version):
     real = by_first_option(recorded(version)["actions"])
     mine = by_first_option(committed(version)["flags"])
-    assert len(SAMPLE[version]) >= 25
+    # the sizing and serving flags of both ends of the range, as far as this release registers them
+    sample = [name for name in sorted(set(SAMPLE["0.5.9"]) | set(SAMPLE["0.5.23"])) if name in real]
+    assert len(sample) >= 25
     with_choices = 0
-    for name in SAMPLE[version]:
+    for name in sample:
         assert name in mine, f"{name} missing from the {version} catalog"
         assert mine[name]["default"] == real[name]["default"], name
         assert normalized(mine[name]["choices"]) == normalized(real[name]["choices"]), name

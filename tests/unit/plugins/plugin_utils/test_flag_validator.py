@@ -109,7 +109,7 @@ def test_flag_only_in_0_5_23_fails_on_0_5_9_and_says_so():
 
 def test_flag_only_in_0_5_9_fails_on_0_5_23_and_names_the_ambiguity():
     message = str(error_of({**INCIDENT, "--cuda-graph-max-bs": 32}, "0.5.23"))
-    assert "exists in SGLang 0.5.9 but not in 0.5.23" in message
+    assert "exists in SGLang 0.5.19 but not in 0.5.23" in message  # the newest release that has it
     assert "abbreviation of --cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill" in message
 
 

@@ -22,18 +22,25 @@ def test_leading_v_is_accepted():
 
 def test_unknown_version_fails_with_the_supported_list_and_the_fix():
     with pytest.raises(UnsupportedVersionError) as err:
-        resolve_release("0.5.12")
+        resolve_release("0.5.24")
     message = str(err.value)
-    assert "0.5.12" in message and "0.5.9" in message and "0.5.23" in message
+    assert "0.5.24" in message and "0.5.9" in message and "0.5.23" in message and "0.5.15.post1" in message
     assert "nearest" in message
 
 
-def test_unknown_version_maps_to_nearest_profile_only_when_allowed():
-    resolved = resolve_release("0.5.21", allow_nearest=True)
+def test_a_known_release_without_sizing_serves_flags_but_not_the_budget():
+    assert resolve_release("0.5.12").release.sizing is None
+    with pytest.raises(UnsupportedVersionError, match="0.5.12's startup memory sizing is not modelled yet"):
+        resolve_release("0.5.12", sized=True)
+
+
+def test_unknown_version_maps_to_nearest_release_only_when_allowed():
+    resolved = resolve_release("0.5.24", allow_nearest=True)
     assert resolved.release.version == "0.5.23"
     assert resolved.confidence == "nearest"
-    assert nearest_release("0.5.10").version == "0.5.9"
     assert nearest_release("0.5.9.post1").version == "0.5.9"
+    assert nearest_release("0.5.11", sized=True).version == "0.5.9"
+    assert resolve_release("0.5.19", allow_nearest=True, sized=True).release.version == "0.5.21"
 
 
 def test_garbage_version_names_the_input():

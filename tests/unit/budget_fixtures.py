@@ -75,8 +75,8 @@ def load_oom_in_harness(case, got_err):
 def oracle_agreement(version, case, with_weights):
     """(agrees, worst |error| % among the numbers that disagree, detail) for one oracle case.
 
-    Agreement: the same exception class, or max_total_num_tokens, max_running_requests and mamba slots each
-    within 1 % (or 1 unit).
+    Agreement: the same exception class and, with the oracle's weights, the exact message; or
+    max_total_num_tokens, max_running_requests and mamba slots each within 1 % (or 1 unit).
     """
     res = evaluate(oracle_model(case, with_weights), oracle_gpus(case), case["server_args"], version,
                    env=case.get("env") or {}, with_fixes=False)
@@ -84,6 +84,8 @@ def oracle_agreement(version, case, with_weights):
     if want_err or got_err:
         same = bool(want_err and got_err) and (want_err["type"].split(".")[-1] == got_err["type"].split(".")[-1]
                                                or load_oom_in_harness(case, got_err))
+        if same and with_weights and not load_oom_in_harness(case, got_err) and want_err["message"] != got_err["message"]:
+            return False, 100.0, f"message want={want_err['message'][:160]!r} got={got_err['message'][:160]!r}"
         return same, 0.0 if same else 100.0, (f"error want={want_err and want_err['type']} "
                                               f"got={got_err and got_err['type']}: "
                                               f"{(got_err or {}).get('message', '')[:120]}")

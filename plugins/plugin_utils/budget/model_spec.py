@@ -389,7 +389,9 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
             mix = ["swa" if t == "sliding_attention" else "full" for t in types]
         else:  # configs/model_config.py get_hybrid_layer_ids for GptOss: even layers slide
             mix = ["swa" if i % 2 == 0 else "full" for i in range(n_layers)]
-        spec.sliding_window = _int(text, "sliding_window", where)
+        # the window SGLang sizes with is the model class's (resolve_sliding_window_size): models/gpt_oss.py
+        # get_attention_sliding_window_size returns config.sliding_window - 1 (0.5.9 :101, 0.5.23 :131)
+        spec.sliding_window = _int(text, "sliding_window", where) - 1
         spec.num_experts = int(text.get("num_local_experts") or 0)
         spec.moe_intermediate_size = int(text.get("intermediate_size"))
         spec.attention_bias = True

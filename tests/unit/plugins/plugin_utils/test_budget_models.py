@@ -364,8 +364,9 @@ def test_gpt_oss_swa_pool_sized_from_the_request_cap_0523():
     args = {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 16}
     res = run("openai__gpt-oss-20b", args, weights_gib=12.85)
     t = res["budget"]["totals"]
-    # compute_swa_request_cap: (window 128 + eviction 128 x 1 + page 1 + decode page 1) x 16 + 2 chunks x 8192 + 1
-    cap = (128 + 128 + 1 + 1) * 16 + 2 * 8192 + 1
+    # compute_swa_request_cap: (window 127 + eviction 128 x 1 + page 1 + decode page 1) x 16 + 2 chunks x 8192 + 1;
+    # the window is models/gpt_oss.py get_attention_sliding_window_size = config.sliding_window (128) - 1
+    cap = (127 + 128 + 1 + 1) * 16 + 2 * 8192 + 1
     assert t["swa_max_total_num_tokens"] == cap
     avail = int(((79.0 - 12.85) - 79.0 * 0.15) * GIB)
     assert t["max_total_num_tokens"] == (avail - cap * 2048 * 12) // (2048 * 12)

@@ -344,7 +344,7 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
         checks.append("server_args")
         if r.arg_error:
-            raise StartupError(r.arg_error[0], r.arg_error[1], "invalid_server_args")
+            raise StartupError(r.arg_error[0], r.arg_error[1], "incompatible_feature_combination")
         checks.append("tp_memory_balance")
         if r.tp > 1:
             local = max(pre_list)

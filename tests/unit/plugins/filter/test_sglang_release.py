@@ -17,10 +17,9 @@ PINS = {entry["version"]: entry for entry in json.loads(pathlib.Path(PINS_FILE).
 def test_every_release_has_the_pins_of_its_wheel(version):
     got = sglang_release(version)
     wheel = PINS[version]
-    assert (got["torch"], got["torch_cuda"], got["flashinfer"]) == (wheel["torch"], wheel["torch_cuda"],
-                                                                     wheel["flashinfer"])
-    assert got["requires_python"] == wheel["requires_python"] and got["python_min"] == \
-        wheel["requires_python"].lstrip(">=")
+    for key in ("torch", "torch_cuda", "flashinfer", "requires_python"):
+        assert got[key] == wheel[key], key
+    assert got["python_min"] == wheel["requires_python"].lstrip(">=")
     assert got["confidence"] == "exact" and got["version"] == version
 
 

@@ -7,7 +7,9 @@
 
 * ``incident-across-releases`` (README.md): the incident's flags under every release, from the budget engine;
 * ``release-pins`` (roles/sglang_install/README.md): each release's wheel pins;
-* ``release-cuda`` (roles/nvidia_userspace/README.md): the CUDA toolkit and host driver each release needs.
+* ``release-cuda`` (roles/nvidia_userspace/README.md): the CUDA toolkit and host driver each release needs;
+
+and the list of modelled releases in ``sglang_memory_budget``'s documentation of ``sglang_version``.
 """
 
 from __future__ import annotations
@@ -88,6 +90,15 @@ def render(text: str, name: str, body: str) -> str:
     return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
 
 
+MODULE_DOC = ROOT / "plugins" / "modules" / "sglang_memory_budget.py"
+MODELLED_LINE = re.compile(r'"Releases whose startup sizing is modelled: [^"\n]*"')
+
+
+def modelled_releases_line() -> str:
+    sized = ", ".join(f"V({v})" for v, r in RELEASES.items() if r.sizing is not None)
+    return f'"Releases whose startup sizing is modelled: {sized}."'
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report out-of-date blocks, change nothing")
@@ -100,6 +111,12 @@ def main() -> int:
             stale.append(f"{path.relative_to(ROOT)}: {name}")
             if not check:
                 path.write_text(new)
+    text = MODULE_DOC.read_text()
+    new = MODELLED_LINE.sub(modelled_releases_line(), text)
+    if new != text:
+        stale.append(f"{MODULE_DOC.relative_to(ROOT)}: sglang_version")
+        if not check:
+            MODULE_DOC.write_text(new)
     for line in stale:
         print(("out of date: " if check else "rewrote: ") + line)
     return 1 if check and stale else 0

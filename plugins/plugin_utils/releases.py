@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, Optional, Tuple
 
 from .budget import profiles
-from .budget.behaviour import WEIGHT_DTYPE_QUIRKS, Messages, SizingBehaviour
+from .budget.behaviour import GLM4_MOE_GATE_MODEL_DTYPE, WEIGHT_DTYPE_QUIRKS, Messages, SizingBehaviour
 
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -87,6 +87,8 @@ class SGLangRelease:
 # ---------------------------------------------------------------------------------------------------------------
 _SIZING_0_5_9 = SizingBehaviour(
     default_mem_fraction=profiles.default_mem_fraction_server_args,
+    mem_fraction_fallback=0.88,
+    decode_graph_reserve_always=True,
     mid_memory_bucket=(2048, 24, 80),
     decode_graph_bs_includes_max=False,
     cuda_graph_max_bs_flags=("cuda_graph_max_bs",),
@@ -94,6 +96,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     decode_graph_backend_flag=False,
     prefill_cuda_graphs=False,
     mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_2048,  # read only with prefill graphs on
+    prefill_graph_capped_by_context=False,
     attn_dp_size_flag=False,
     speculative_overlap_needs_spec_v2=True,
     gpt_oss_trtllm_mha_disables_hybrid_swa=True,
@@ -116,6 +119,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     multimodal_runtime_reservation=False,
     mamba_split=profiles.mamba_split_mixin,
     mamba_slots_per_request=profiles.mamba_slots_per_request_mixin,
+    mamba_skip_decode_lock_env=False,
     mamba_padding_slots_after_sizing=True,
     mamba_spec_states_follow_slots=False,
     kv_tokens=profiles.kv_tokens_mixin,
@@ -133,11 +137,16 @@ _SIZING_0_5_9 = SizingBehaviour(
 # ---------------------------------------------------------------------------------------------------------------
 # 0.5.23 (October 2026): arg_groups hooks and KVCacheConfigurator (wheel paths in budget/profiles.py)
 # ---------------------------------------------------------------------------------------------------------------
+_HYBRID_EXTRA_BUFFER_0_5_18 = frozenset({
+    "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+    "NemotronHForCausalLM"})
 _HYBRID_EXTRA_BUFFER_0_5_23 = frozenset({
     "Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
     "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "NemotronHForCausalLM"})
 _SIZING_0_5_23 = SizingBehaviour(
     default_mem_fraction=profiles.default_mem_fraction_memory_hook,
+    mem_fraction_fallback=0.95,
+    decode_graph_reserve_always=False,
     mid_memory_bucket=(4096, 48, 160),
     decode_graph_bs_includes_max=True,
     cuda_graph_max_bs_flags=("cuda_graph_max_bs_decode", "cuda_graph_max_bs"),
@@ -145,6 +154,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     decode_graph_backend_flag=True,
     prefill_cuda_graphs=True,
     mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_chunk_upto_8192,
+    prefill_graph_capped_by_context=False,
     attn_dp_size_flag=True,
     speculative_overlap_needs_spec_v2=False,
     gpt_oss_trtllm_mha_disables_hybrid_swa=False,
@@ -164,6 +174,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     multimodal_runtime_reservation=True,            # kv_cache_configurator.py mm_runtime_reservation_gb
     mamba_split=profiles.mamba_split_configurator,
     mamba_slots_per_request=profiles.mamba_slots_per_request_configurator,
+    mamba_skip_decode_lock_env=True,                # environ.py (0.5.17 :982)
     mamba_padding_slots_after_sizing=False,
     mamba_spec_states_follow_slots=True,
     kv_tokens=profiles.kv_tokens_configurator,
@@ -208,6 +219,33 @@ _SIZING_0_5_22 = replace(
 # 0.5.21: the default decode graph max bs is not capped by --max-running-requests (added at 0.5.22
 # memory_hook.py:186-188), and there is no --attn-dp-size (the DP-attention reserve reads dp_size).
 _SIZING_0_5_21 = replace(_SIZING_0_5_22, graph_bs_capped_by_max_running_requests=False, attn_dp_size_flag=False)
+# 0.5.20: no SWARequestCapPoolConfigurator (model_executor/pool_configurator.py compute_swa_request_cap is new in
+# 0.5.21 :812).
+_SIZING_0_5_20 = replace(_SIZING_0_5_21, swa_request_cap=False)
+# 0.5.19: 20-35 GiB cards get chunked prefill 2048 and decode graphs up to 24 (80 from TP 4), and the default
+# fraction without a card size is 0.88 (arg_groups/memory_hook.py handle_gpu_memory_settings, changed in 0.5.20).
+_SIZING_0_5_19 = replace(_SIZING_0_5_20, mid_memory_bucket=(2048, 24, 80), mem_fraction_fallback=0.88)
+# 0.5.18: Glm4MoeGate keeps the model dtype (float32 from 0.5.19, models/glm4_moe.py), and the text-only
+# Qwen3.5 classes have no extra_buffer (arg_groups/overrides.py _MAMBA_EXTRA_BUFFER_ARCHS gains
+# Qwen3_5ForCausalLM / Qwen3_5MoeForCausalLM in 0.5.19).
+_SIZING_0_5_18 = replace(
+    _SIZING_0_5_19, weight_dtype_quirks=frozenset({GLM4_MOE_GATE_MODEL_DTYPE}),
+    mamba_radix_archs=_HYBRID_EXTRA_BUFFER_0_5_18, mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_18)
+# 0.5.17: no multimodal runtime reservation before the pool (kv_cache_configurator.py mm_runtime_reservation_gb,
+# new in 0.5.18 :130) and no --language-model-only.
+_SIZING_0_5_17 = replace(_SIZING_0_5_18, multimodal_runtime_reservation=False, honours_language_model_only=False)
+# 0.5.16: an explicit --context-length caps the prefill graph tokens (server_args.py:4039-4045), trtllm_mha keeps
+# pages of 16/32/64 only, SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK does not exist, and the mamba split has no padding
+# slot (kv_cache_configurator.py:1703-1812).
+_SIZING_0_5_16 = replace(
+    _SIZING_0_5_17, prefill_graph_capped_by_context=True, trtllm_mha_page_sizes=(16, 32, 64),
+    mamba_skip_decode_lock_env=False, mamba_split=profiles.mamba_split_joint_unpadded)
+# 0.5.15: the same accounting in ModelRunnerKVCacheMixin (model_executor/model_runner_kv_cache_mixin.py:104-245,
+# :1196-1323) and pool_configurator.py, without the SWA admission-floor ValueError (new in 0.5.16).
+_SIZING_0_5_15 = replace(_SIZING_0_5_16, messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None))
+# 0.5.14: the default fraction prices the decode graphs even when they are not captured (server_args.py:3284-3285;
+# 0.5.15 reserve_for_graph_mb skips them when the decode backend is DISABLED).
+_SIZING_0_5_14 = replace(_SIZING_0_5_15, decode_graph_reserve_always=True)
 
 _PINS = _load_pins()
 # (version, sizing, verified_by), in release order; every release here has its pins and its flag catalog.
@@ -220,14 +258,14 @@ _REGISTRY = (
     ("0.5.12.post1", None, None),
     ("0.5.13", None, None),
     ("0.5.13.post1", None, None),
-    ("0.5.14", None, None),
-    ("0.5.15", None, None),
-    ("0.5.15.post1", None, None),
-    ("0.5.16", None, None),
-    ("0.5.17", None, None),
-    ("0.5.18", None, None),
-    ("0.5.19", None, None),
-    ("0.5.20", None, None),
+    ("0.5.14", _SIZING_0_5_14, "source"),
+    ("0.5.15", _SIZING_0_5_15, "source"),
+    ("0.5.15.post1", _SIZING_0_5_15, "source"),
+    ("0.5.16", _SIZING_0_5_16, "source"),
+    ("0.5.17", _SIZING_0_5_17, "source"),
+    ("0.5.18", _SIZING_0_5_18, "source"),
+    ("0.5.19", _SIZING_0_5_19, "source"),
+    ("0.5.20", _SIZING_0_5_20, "source"),
     ("0.5.21", _SIZING_0_5_21, "source"),
     ("0.5.22", _SIZING_0_5_22, "oracle"),
     ("0.5.23", _SIZING_0_5_23, "oracle"),

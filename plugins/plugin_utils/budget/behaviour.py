@@ -38,6 +38,8 @@ class SizingBehaviour:
 
     # ---- argument resolution (server_args / arg_groups hooks)
     default_mem_fraction: Callable[..., float]  # the default --mem-fraction-static from the reserve formula
+    mem_fraction_fallback: float                # that default when the card's memory is unknown
+    decode_graph_reserve_always: bool           # that default prices decode graphs even when they are off
     mid_memory_bucket: Tuple[int, int, int]     # 20-35 GiB cards: (chunked_prefill, graph max bs TP<4, TP>=4)
     decode_graph_bs_includes_max: bool          # the decode CUDA-graph batch list always ends at max_bs
     cuda_graph_max_bs_flags: Tuple[str, ...]    # the flags read for the decode graph max bs, first = its dest
@@ -45,6 +47,7 @@ class SizingBehaviour:
     decode_graph_backend_flag: bool             # --cuda-graph-backend-decode disabled turns decode graphs off
     prefill_cuda_graphs: bool                   # prefill (piecewise) CUDA graphs are captured by default
     mla_prefill_graph_max_tokens: Callable[[int], int]  # chunked_prefill_size -> MLA prefill graph max tokens
+    prefill_graph_capped_by_context: bool       # an explicit --context-length caps the prefill graph tokens
     attn_dp_size_flag: bool                     # --attn-dp-size sets the attention DP width directly
     speculative_overlap_needs_spec_v2: bool     # speculation turns the overlap schedule off without SPEC_V2
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
@@ -66,6 +69,7 @@ class SizingBehaviour:
     multimodal_runtime_reservation: bool        # the VLM embedding cache is taken before the pool
     mamba_split: Callable[..., Any]             # profile -> mamba slots and speculative states
     mamba_slots_per_request: Callable[..., int]
+    mamba_skip_decode_lock_env: bool            # SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK takes a slot off
     mamba_padding_slots_after_sizing: bool      # the padding slot(s) are allocated outside the sized pool
     mamba_spec_states_follow_slots: bool        # pinned slots also cap the speculative states (capped requests)
     kv_tokens: Callable[..., Any]               # rest -> KV tokens (and the 0.5.9 request estimate)

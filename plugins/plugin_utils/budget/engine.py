@@ -600,6 +600,11 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
     if rv.confidence == "nearest":
         warnings.append({"id": "nearest_profile", "message": f"no profile for SGLang {rv.requested}; "
                                                              f"used {rv.release.version}"})
+    if rv.release.verified_by == "source":
+        warnings.append({"id": "release_not_oracle_checked",
+                         "message": f"SGLang {rv.release.version}'s sizing is read from its source and not yet checked "
+                                    f"against that release's own sizing code (bench/oracle); treat the numbers as "
+                                    f"less certain"})
     for n in notes + r.notes:
         warnings.append({"id": "assumption", "message": n})
     if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and not spec.has_mtp_head:

@@ -156,6 +156,8 @@ class FractionInputs:
     disable_cuda_graph: bool
     prefill_graph_off: bool
     spec_algorithm: Optional[str]
+    fallback: float          # the fraction when the card's memory is unknown
+    decode_reserve_always: bool  # the decode graphs are priced even when they are not captured
 
 
 def _reserve_base(f: FractionInputs) -> float:
@@ -166,7 +168,7 @@ def _reserve_base(f: FractionInputs) -> float:
 
 def default_mem_fraction_server_args(f: FractionInputs) -> float:
     """``ServerArgs._handle_gpu_memory_settings`` (0.5.9 server_args.py:911-1069): the reserve in MiB prices the
-    decode graphs, opt-in piecewise graphs, DP attention and a flat draft allowance; 0.88 without a card size."""
+    decode graphs, opt-in piecewise graphs, DP attention and a flat draft allowance."""
     reserved = _reserve_base(f) + f.cuda_graph_max_bs * 2
     if f.args.get("enable_piecewise_cuda_graph"):
         pw_max = int(f.args.get("piecewise_cuda_graph_max_tokens") or
@@ -181,14 +183,15 @@ def default_mem_fraction_server_args(f: FractionInputs) -> float:
         reserved += 6 * 1024
     elif f.spec_algorithm is not None and f.spec_algorithm != "NGRAM":
         reserved += 2 * 1024
-    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else 0.88
+    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else f.fallback
 
 
 def default_mem_fraction_memory_hook(f: FractionInputs) -> float:
     """``arg_groups/memory_hook.py`` (0.5.23 :89-343): decode graphs only when captured, prefill graphs (1.5 GiB
-    for MLA) by default, DP attention per attention-DP worker, no draft allowance; 0.95 without a card size."""
+    for MLA) by default, DP attention per attention-DP worker, no draft allowance (the same formula as
+    ``ServerArgs.reserve_for_graph_mb`` from 0.5.15 on)."""
     reserved = _reserve_base(f)
-    if not f.disable_cuda_graph:
+    if f.decode_reserve_always or not f.disable_cuda_graph:
         reserved += f.cuda_graph_max_bs * 2
     if not f.prefill_graph_off:
         reserved += (1.5 * 1024 if f.spec.is_mla else f.prefill_graph_sizes * 8)
@@ -197,7 +200,7 @@ def default_mem_fraction_memory_hook(f: FractionInputs) -> float:
                                                            if f.cuda_graph_max_bs > 300 else 0)
     if f.gpu_mem_mib is not None and f.gpu_mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
-    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else 0.95
+    return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else f.fallback
 
 
 @dataclass
@@ -300,6 +303,8 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             prefill_max = b.mla_prefill_graph_max_tokens(chunk) if spec.is_mla else chunk
             if args.get("max_total_tokens") is not None:  # memory_hook.py: the default is capped by max_total_tokens
                 prefill_max = min(prefill_max, int(args["max_total_tokens"]))
+        if b.prefill_graph_capped_by_context and args.get("context_length") is not None:
+            prefill_max = min(int(prefill_max), int(args["context_length"]))
         prefill_max = int(prefill_max)
         prefill_sizes = _prefill_graph_count(prefill_max)
 
@@ -310,7 +315,8 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         mfs = b.default_mem_fraction(FractionInputs(
             spec=spec, args=args, gpu_mem_mib=gpu_mem_mib, tp=tp, pp=pp, dp=dp, attn_dp=attn_dp,
             chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, prefill_graph_sizes=prefill_sizes,
-            disable_cuda_graph=disable_cuda_graph, prefill_graph_off=prefill_graph_off, spec_algorithm=algo))
+            disable_cuda_graph=disable_cuda_graph, prefill_graph_off=prefill_graph_off, spec_algorithm=algo,
+            fallback=b.mem_fraction_fallback, decode_reserve_always=b.decode_graph_reserve_always))
         if spec.is_multimodal and not args.get("language_only") and not args.get("language_model_only"):
             mfs = mfs * vlm_factor(spec)
 
@@ -646,10 +652,10 @@ def mamba_slots_per_request_mixin(r: Resolved) -> int:
 def mamba_slots_per_request_configurator(r: Resolved) -> int:
     """``KVCacheConfigurator`` mamba ratio (0.5.23 :3062-3088): no_buffer 3, extra_buffer 5 with the overlap
     schedule (4 without), extra_buffer_lazy 4; ``SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK`` takes one off the buffered
-    strategies."""
+    strategies in the releases that read it."""
     if r.disable_radix_cache:
         return 1
-    skip = _bool_env(r.env, "SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK", False)
+    skip = r.release.sizing.mamba_skip_decode_lock_env and _bool_env(r.env, "SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK", False)
     base = 3 - (1 if skip else 0)
     if r.mamba_strategy in ("extra_buffer", "extra_buffer_lazy"):
         lazy = r.mamba_strategy == "extra_buffer_lazy"
@@ -758,6 +764,36 @@ def mamba_split_configurator(p: PoolInputs, pool: PoolBudget) -> None:
         raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(
             k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
     pool.mamba_main_gib = (slots + 1) * per_req / GIB
+    pool.rest -= pool.mamba_main_gib
+
+
+def mamba_split_joint_unpadded(p: PoolInputs, pool: PoolBudget) -> None:
+    """``_handle_max_mamba_cache`` of 0.5.13-0.5.16 (0.5.16 mem_cache/kv_cache_configurator.py:1703-1812): the
+    slots and speculative states are solved jointly from the ratio's budget, K // ratio capped requests hold
+    D states each, and there is no padding slot; no slot at all is SGLang's RuntimeError."""
+    r, per_req, draft, dpw = p.r, p.per_req, p.draft_tokens, p.dp_workers
+    if r.max_mamba_cache_size is not None:
+        slots = r.max_mamba_cache_size // dpw
+        if p.spec_on:
+            pool.mamba_spec_gib = per_req * min(p.requests // dpw, slots // mamba_ratio(r)) * draft / GIB
+    elif r.disable_radix_cache and p.requests is not None:
+        slots = p.requests // dpw
+        if p.spec_on:
+            pool.mamba_spec_gib = per_req * slots * draft / GIB
+    else:
+        budget = pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB
+        if p.spec_on:
+            ratio = mamba_ratio(r)
+            slots = int(budget // (per_req * (1 + draft / ratio)))
+            pool.mamba_spec_gib = per_req * min(p.requests // dpw, slots // ratio) * draft / GIB
+        else:
+            slots = int(budget // per_req)
+    pool.mamba_slots = slots
+    pool.rest -= pool.mamba_spec_gib
+    if slots <= 0:
+        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(
+            k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
+    pool.mamba_main_gib = slots * per_req / GIB
     pool.rest -= pool.mamba_main_gib
 
 

@@ -75,7 +75,7 @@ def test_unknown_version_and_nearest_profile():
     e = err({"config": LLAMA}, [A6000], {}, version="0.5.12")
     assert e.field == "sglang_version" and "0.5.12's startup memory sizing is not modelled yet" in str(e)
     res = evaluate({"config": LLAMA}, [A6000], {}, "0.5.12", allow_nearest_profile=True)
-    assert res["profile"] == "0.5.9" and res["confidence"] == "nearest"
+    assert res["profile"] == "0.5.14" and res["confidence"] == "nearest"
 
 
 def test_non_integer_flag():

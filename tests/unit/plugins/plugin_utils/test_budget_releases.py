@@ -129,12 +129,11 @@ def test_no_budget_code_names_a_release():
     assert hits == [], "release facts belong in plugin_utils/releases.py"
 
 
-def test_the_module_documentation_lists_the_modelled_releases():
-    import yaml
 
-    from ansible_collections.llmops.sglang.plugins.modules import sglang_memory_budget
-    from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SIZED_VERSIONS
-
-    doc = yaml.safe_load(sglang_memory_budget.DOCUMENTATION)["options"]["sglang_version"]["description"]
-    line = next(text for text in doc if text.startswith("Releases whose startup sizing is modelled:"))
-    assert line == "Releases whose startup sizing is modelled: " + ", ".join(f"V({v})" for v in SIZED_VERSIONS) + "."
+def test_a_release_read_only_from_source_says_so():
+    source = next(v for v, r in RELEASES.items() if r.verified_by == "source")
+    checked = run("llama8b-h100", RELEASES["0.5.23"])
+    unchecked = run("llama8b-h100", RELEASES[source])
+    assert unchecked["verified_by"] == "source" and checked["verified_by"] == "oracle"
+    assert any(w["id"] == "release_not_oracle_checked" for w in unchecked["warnings"])
+    assert not any(w["id"] == "release_not_oracle_checked" for w in checked["warnings"])

@@ -12,3 +12,17 @@ def test_generated_release_tables_are_up_to_date():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_release_docs.py"), "--check"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/gen_release_docs.py"
+
+
+def test_every_release_range_in_the_docs_is_the_registry_range():
+    """Text that names the range of known releases (role docs, argument specs, README) says the registry's."""
+    import re
+
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS
+
+    want = f"{SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]}"
+    files = [ROOT / "README.md", *ROOT.glob("roles/*/README.md"), *ROOT.glob("roles/*/meta/argument_specs.yml"),
+             *ROOT.glob("plugins/modules/*.py"), *ROOT.glob("plugins/filter/*.yml")]
+    ranges = {(path.relative_to(ROOT).as_posix(), found) for path in files
+              for found in re.findall(r"\b0\.\d+\.\d+ to 0\.\d+\.\d+\b", path.read_text())}
+    assert ranges and all(found == want for _path, found in ranges), sorted(ranges)

@@ -219,12 +219,12 @@ _SIZING_0_5_22 = replace(
 # 0.5.21: the default decode graph max bs is not capped by --max-running-requests (added at 0.5.22
 # memory_hook.py:186-188), and there is no --attn-dp-size (the DP-attention reserve reads dp_size).
 _SIZING_0_5_21 = replace(_SIZING_0_5_22, graph_bs_capped_by_max_running_requests=False, attn_dp_size_flag=False)
-# 0.5.20: no SWARequestCapPoolConfigurator (model_executor/pool_configurator.py compute_swa_request_cap is new in
-# 0.5.21 :812).
-_SIZING_0_5_20 = replace(_SIZING_0_5_21, swa_request_cap=False)
+# 0.5.20 sizes as 0.5.21: the SWA pool sized from the request cap is SWAChunkCapPoolConfigurator there (0.5.20
+# model_executor/pool_configurator.py:799, the same formula inline; 0.5.21 moves it to compute_swa_request_cap),
+# and the rest of the diff is the ps.* -> self.* refactor.
 # 0.5.19: 20-35 GiB cards get chunked prefill 2048 and decode graphs up to 24 (80 from TP 4), and the default
 # fraction without a card size is 0.88 (arg_groups/memory_hook.py handle_gpu_memory_settings, changed in 0.5.20).
-_SIZING_0_5_19 = replace(_SIZING_0_5_20, mid_memory_bucket=(2048, 24, 80), mem_fraction_fallback=0.88)
+_SIZING_0_5_19 = replace(_SIZING_0_5_21, mid_memory_bucket=(2048, 24, 80), mem_fraction_fallback=0.88)
 # 0.5.18: Glm4MoeGate keeps the model dtype (float32 from 0.5.19, models/glm4_moe.py), and the text-only
 # Qwen3.5 classes have no extra_buffer (arg_groups/overrides.py _MAMBA_EXTRA_BUFFER_ARCHS gains
 # Qwen3_5ForCausalLM / Qwen3_5MoeForCausalLM in 0.5.19).
@@ -241,7 +241,8 @@ _SIZING_0_5_16 = replace(
     _SIZING_0_5_17, prefill_graph_capped_by_context=True, trtllm_mha_page_sizes=(16, 32, 64),
     mamba_skip_decode_lock_env=False, mamba_split=profiles.mamba_split_joint_unpadded)
 # 0.5.15: the same accounting in ModelRunnerKVCacheMixin (model_executor/model_runner_kv_cache_mixin.py:104-245,
-# :1196-1323) and pool_configurator.py, without the SWA admission-floor ValueError (new in 0.5.16).
+# :1196-1323) and pool_configurator.py (SWAChunkCapPoolConfigurator :401 is the SWA request cap), without the SWA
+# admission-floor ValueError (new in 0.5.16).
 _SIZING_0_5_15 = replace(_SIZING_0_5_16, messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None))
 # 0.5.14: the default fraction prices the decode graphs even when they are not captured (server_args.py:3284-3285;
 # 0.5.15 reserve_for_graph_mb skips them when the decode backend is DISABLED).
@@ -261,11 +262,11 @@ _REGISTRY = (
     ("0.5.14", _SIZING_0_5_14, "source"),
     ("0.5.15", _SIZING_0_5_15, "source"),
     ("0.5.15.post1", _SIZING_0_5_15, "source"),
-    ("0.5.16", _SIZING_0_5_16, "source"),
+    ("0.5.16", _SIZING_0_5_16, "oracle"),
     ("0.5.17", _SIZING_0_5_17, "source"),
     ("0.5.18", _SIZING_0_5_18, "source"),
-    ("0.5.19", _SIZING_0_5_19, "source"),
-    ("0.5.20", _SIZING_0_5_20, "source"),
+    ("0.5.19", _SIZING_0_5_19, "oracle"),
+    ("0.5.20", _SIZING_0_5_21, "source"),
     ("0.5.21", _SIZING_0_5_21, "source"),
     ("0.5.22", _SIZING_0_5_22, "oracle"),
     ("0.5.23", _SIZING_0_5_23, "oracle"),

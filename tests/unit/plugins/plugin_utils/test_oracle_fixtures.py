@@ -189,3 +189,92 @@ def test_the_incident_itself(fixture):
             err = by_id[cid]["error"]
             assert err["type"] == "RuntimeError" and err["message"].startswith("Not enough memory."), cid
         assert by_id["incident-059-mrr32-pre47.3-wseed"]["result"]["max_total_num_tokens"] == 106655
+
+
+# ---------------------------------------------------------------------------
+# The releases between the two noted ones. Their fixtures run a subset of the grid
+# (bench/oracle/cases.py: every incident row without the notes' numbers, every edge case,
+# the first generated cases of each model) through the release's adapter (bench/oracle/adapters.py).
+# ---------------------------------------------------------------------------
+SUBSET_PROVENANCE = {
+    "0.5.16": {
+        "wheel_filename": "sglang-0.5.16-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "d5f345a18953dd35df568ac56bdcb7f5ee910ab39efea4469b714556d1070713",
+        "transformers_version": "5.12.1",
+        "harness": "harness_0_5_16.py",
+    },
+    "0.5.19": {
+        "wheel_filename": "sglang-0.5.19-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "425e87377e725d03db8262382008f3fd9561a6cf5d82f485f8b9929f02ffe12b",
+        "transformers_version": "5.12.1",
+        "harness": "harness_0_5_19.py",
+    },
+    "0.5.22": {
+        "wheel_filename": "sglang-0.5.22-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "cc9a0f15bd8f877a0584fdb7a1702240177a1f1cc8d17c978715161717b9037b",
+        "transformers_version": "5.19.0",
+        "harness": "harness_0_5_22.py",
+    },
+}
+MIN_SUBSET_CASES = 150
+# Up to 0.5.13.post1 the target's pools are sized inside its ModelRunner, before the scheduler
+# builds the draft worker (bench/oracle/cases.py: draft_resident_at_sizing).
+DRAFT_BUILT_AFTER_TARGET_POOLS = {"0.5.10", "0.5.10.post1", "0.5.11", "0.5.12", "0.5.12.post1", "0.5.13",
+                                  "0.5.13.post1"}
+
+
+def test_every_fixture_file_has_its_provenance():
+    present = {p.name[len("sglang-"):-len(".json")] for p in FIXTURES.glob("sglang-*.json")}
+    assert present == set(PROVENANCE) | set(SUBSET_PROVENANCE)
+
+
+@pytest.fixture(scope="module", params=sorted(SUBSET_PROVENANCE))
+def subset_fixture(request):
+    return request.param, _load(request.param)
+
+
+def test_subset_provenance_names_the_pinned_wheel(subset_fixture):
+    version, data = subset_fixture
+    want = SUBSET_PROVENANCE[version]
+    assert data["sglang_version"] == version
+    assert data["wheel_filename"] == want["wheel_filename"]
+    assert data["wheel_sha256"] == want["wheel_sha256"]
+    assert data["transformers_version"] == want["transformers_version"]
+    assert data["torch_version"].startswith("2.13.0")
+    assert "bench/oracle" in data["generated_by"] and want["harness"] in data["generated_by"]
+    test_recorded_sha256_matches_a_local_wheel_when_present(subset_fixture)
+
+
+def test_subset_ran_every_case_to_sglangs_own_outcome(subset_fixture):
+    version, data = subset_fixture
+    ids = [c["id"] for c in data["cases"]]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    assert not [c["id"] for c in data["cases"] if c.get("harness_error")], version
+    done = _completed(data["cases"])
+    assert len(done) >= MIN_SUBSET_CASES, f"{version}: only {len(done)} cases completed"
+    assert sum(1 for c in done if c["result"]) >= 100
+    assert len({c["error"]["type"] for c in done if c["error"]}) >= 2
+
+
+def test_subset_keeps_every_incident_row_and_edge_case(subset_fixture):
+    """The subset drops generated cases only; the incident rows are those of the noted release with
+    the same startup order, and carry no note's numbers (the notes are about that other release)."""
+    version, data = subset_fixture
+    ids = {c["id"] for c in data["cases"]}
+    noted = _load("0.5.9" if version in DRAFT_BUILT_AFTER_TARGET_POOLS else "0.5.23")["cases"]
+    want = {c["id"] for c in noted if not c["id"].startswith("gen-")}
+    assert want <= ids, sorted(want - ids)
+    assert not [c["id"] for c in data["cases"] if "notes_expect" in c or "notes_deviation" in c]
+
+
+def test_subset_cases_are_well_formed(subset_fixture):
+    test_every_case_is_well_formed(subset_fixture)
+    version, data = subset_fixture
+    if version in DRAFT_BUILT_AFTER_TARGET_POOLS:
+        for case in data["cases"]:
+            if case["weights"] is not None:
+                assert case["weights"]["draft_param_bytes"] == 0, case["id"]
+
+
+def test_subset_results_are_the_numbers_sglang_logged(subset_fixture):
+    test_results_are_the_numbers_sglang_logged(subset_fixture)

@@ -22,7 +22,7 @@ MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
 .PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs molecule \
-        demo catalogs bench oracle changelog clean
+        demo catalogs release bench oracle changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
@@ -111,8 +111,25 @@ test-full: test e2e
 demo: bootstrap
 	$(PY) scripts/demo.py
 
-catalogs: venv
-	$(PY) scripts/gen_flag_catalog.py 0.5.9 0.5.23
+# The flag catalog and install pins of every release in the registry (releases.SUPPORTED_VERSIONS).
+catalogs: venv link
+	@versions="$$(PYTHONPATH=$(COLLECTIONS) $(PY) -c 'from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS; print(*SUPPORTED_VERSIONS)')"; \
+	  echo "registry releases: $$versions"; \
+	  $(PY) scripts/gen_flag_catalog.py $$versions; \
+	  $(PY) scripts/gen_release_pins.py $$versions
+
+# make release V=0.5.24 [ORACLE=1]: the new release's flag catalog and pins (merged into sglang-releases.json), and
+# .cache/release-draft/V.md: the sizing-relevant source changes since the registry's newest release, a draft
+# registry entry and the checklist (CONTRIBUTING.md). ORACLE=1 also runs SGLang's own sizing code for V.
+release: venv link
+	@if [ -z "$(V)" ]; then echo "make release: name the new SGLang release, e.g. make release V=0.5.24 [ORACLE=1]" >&2; exit 2; fi
+	$(PY) scripts/draft_release.py --check "$(V)"
+	$(PY) scripts/gen_flag_catalog.py "$(V)"
+	$(PY) scripts/gen_release_pins.py "$(V)"
+	$(PY) scripts/draft_release.py "$(V)"
+ifeq ($(ORACLE),1)
+	ORACLE_VERSIONS="$(V)" bash bench/oracle/run.sh
+endif
 
 bench: venv link
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done

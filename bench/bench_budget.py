@@ -1,6 +1,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Budget engine figures: sizings per second, agreement with SGLang's own code (oracle fixtures), and the
-error of predicted ``max_total_num_tokens`` against real SGLang startup logs.
+"""Budget engine figures: sizings per second, agreement with SGLang's own code (oracle fixtures) per release and
+under the neighbouring releases' behaviour, and the error of predicted ``max_total_num_tokens`` against real
+SGLang startup logs.
 
 Run from the repository root (``make bench`` does): ``python bench/bench_budget.py``.
 Targets: >= 10,000 core sizings/s; oracle agreement within 1 %; startup logs median <= 2 %, max <= 5 %.
@@ -13,6 +14,8 @@ import pathlib
 import statistics
 import sys
 import time
+from dataclasses import dataclass, replace
+from typing import Optional, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".build" / "collections"))
@@ -28,6 +31,7 @@ from budget_fixtures import (  # noqa: E402
 )
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget import engine  # noqa: E402
+from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELEASES, SIZED_VERSIONS  # noqa: E402
 
 
 def bench_speed() -> None:
@@ -41,7 +45,7 @@ def bench_speed() -> None:
     n = 20000
     start = time.perf_counter()
     for _round in range(n):
-        engine._core(spec, total, source, override, ranks, gpu_mem, sm, args_n, rv.profile, env)
+        engine._core(spec, total, source, override, ranks, gpu_mem, sm, args_n, rv.release, env)
     core_rate = n / (time.perf_counter() - start)
     n2 = 300
     start = time.perf_counter()
@@ -57,27 +61,85 @@ def bench_speed() -> None:
     print(f"find_fixes for the 0.5.9 incident: {fix_s * 1000:.0f} ms, {len(fixes)} fixes")
 
 
+@dataclass
+class Agreement:
+    """How many of a release's oracle cases the engine agrees on, and the case it is furthest off."""
+
+    good: int = 0
+    total: int = 0
+    worst: Optional[Tuple[float, str, str]] = None   # (|error| %, case id, detail)
+
+    def add(self, case_id: str, ok: bool, worst: float, detail: str) -> None:
+        self.good += ok
+        self.total += 1
+        if not ok and (self.worst is None or worst > self.worst[0]):
+            self.worst = (worst, case_id, detail)
+
+    def __str__(self) -> str:
+        return f"{self.good}/{self.total} ({100 * self.good / self.total:.1f} %)" if self.total else "-"
+
+
+def agreement(cases, release, with_weights: bool) -> Agreement:
+    """The engine's agreement on ``cases`` when sized as ``release`` (an SGLangRelease or a version)."""
+    out = Agreement()
+    for case in cases:
+        ok, worst, detail = oracle_agreement(release, case, with_weights=with_weights)
+        out.add(case["id"], ok, worst, detail)
+    return out
+
+
+def end_to_end_cases(cases):
+    """The cases whose weights the oracle measured on a meta-device build (the engine's estimate is comparable)."""
+    return [c for c in cases if (c.get("weights") or {}).get("source", "meta-build") == "meta-build"]
+
+
+def print_table(headers, rows) -> None:
+    widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
+    for row in (headers, ["-" * w for w in widths], *rows):
+        print("  " + " | ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+
+
 def bench_oracle() -> None:
-    cases = oracle_cases()
-    if not cases:
+    by_version = {}
+    for version, case in oracle_cases():
+        by_version.setdefault(version, []).append(case)
+    if not by_version:
         print("oracle: no fixtures in tests/fixtures/oracle/ yet")
         return
-    for label, own in (("sizing (oracle's resident bytes)", False), ("end to end (engine's own weights)", True)):
-        rows = []
-        for version, case in cases:
-            if own and (case.get("weights") or {}).get("source", "meta-build") != "meta-build":
+    modelled = [v for v in SIZED_VERSIONS if v in by_version]
+    for version in sorted(set(by_version) - set(modelled)):
+        print(f"oracle: sglang-{version}.json not scored (the registry does not model {version}'s sizing)")
+    sizing = {v: agreement(by_version[v], v, with_weights=True) for v in modelled}
+    end_to_end = {v: agreement(end_to_end_cases(by_version[v]), v, with_weights=False) for v in modelled}
+    print("oracle agreement per release (sizing: the oracle's resident bytes; end to end: the engine's own weights)")
+    rows = []
+    for v in modelled:
+        worst = sizing[v].worst or end_to_end[v].worst
+        label = "sizing" if sizing[v].worst else "end to end"
+        rows.append((v, sizing[v].total, sizing[v], end_to_end[v],
+                     f"{label} {worst[1]}: {worst[0]:.2f} % {worst[2][:90]}" if worst else "-"))
+    print_table(("release", "cases", "agreement (sizing)", "agreement (end to end)", "worst case"), rows)
+    for label, table in (("sizing", sizing), ("end to end", end_to_end)):
+        for v in modelled:
+            if table[v].worst:
+                worst, cid, detail = table[v].worst
+                print(f"   worst {label}: {v} {cid}: {worst:.2f} % {detail}")
+
+    # The same cases sized with the neighbouring modelled releases' behaviour (the release's own flags and pins).
+    print("agreement (sizing) of each release's cases under a neighbouring modelled release's behaviour")
+    rows = []
+    for v in modelled:
+        at = SIZED_VERSIONS.index(v)
+        cells = [sizing[v]]
+        for neighbour in (SIZED_VERSIONS[at - 1] if at > 0 else None,
+                          SIZED_VERSIONS[at + 1] if at + 1 < len(SIZED_VERSIONS) else None):
+            if neighbour is None:
+                cells.append("-")
                 continue
-            ok, worst, detail = oracle_agreement(version, case, with_weights=not own)
-            rows.append((version, case["id"], ok, worst, detail))
-        by_version = {}
-        for version, _id, ok, _w, _d in rows:
-            good, total = by_version.get(version, (0, 0))
-            by_version[version] = (good + ok, total + 1)
-        summary = ", ".join(f"{v}: {g}/{t} ({100 * g / t:.1f} %)" for v, (g, t) in sorted(by_version.items()))
-        print(f"oracle agreement, {label}: {summary}")
-        for version, cid, ok, worst, detail in sorted(rows, key=lambda r: -r[3])[:5]:
-            if worst > 0:
-                print(f"   worst: {version} {cid}: {worst:.2f} % {detail}")
+            borrowed = replace(RELEASES[v], sizing=RELEASES[neighbour].sizing)
+            cells.append(f"{neighbour}: {agreement(by_version[v], borrowed, with_weights=True)}")
+        rows.append((v, *cells))
+    print_table(("release", "its own behaviour", "the previous modelled release's behaviour", "the next's"), rows)
 
 
 def bench_logs() -> None:

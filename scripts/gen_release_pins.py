@@ -11,7 +11,8 @@ member read out of the remote wheel with HTTP range requests, so the ~1 GB wheel
 Fetched metadata is cached under ``.cache/release-pins``.
 
 A pin is written as the exact version when the requirement is ``==V`` and as the specifier text otherwise
-(``>=13.0``); what cannot be read is ``null``, and ``source_notes`` says why.
+(``>=13.0``); what cannot be read is ``null``, and ``source_notes`` says why. The releases named replace or
+join those already in the file, which stays in release order.
 """
 
 from __future__ import annotations
@@ -266,24 +267,32 @@ def build_release(version: str, sglang_files: list[dict], torch_files: list[dict
     return release
 
 
+def merge(existing: list[dict], generated: list[Release]) -> list[dict]:
+    """The existing entries with the generated releases replacing or joining them, in release order."""
+    by_version = {entry["version"]: entry for entry in existing}
+    by_version.update((r.version, asdict(r)) for r in generated)
+    return [by_version[v] for v in sorted(by_version, key=Version)]
+
+
 def main(argv: list[str]) -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("versions", nargs="+", metavar="VERSION")
     args = cli.parse_args(argv)
     sglang_files, torch_files = index_files("sglang"), index_files("torch")
     releases = [build_release(v, sglang_files, torch_files) for v in sorted(set(args.versions), key=Version)]
+    existing = json.loads(OUTPUT.read_text(encoding="utf-8"))["releases"] if OUTPUT.exists() else []
     document = {
         "generated_by": "scripts/gen_release_pins.py (each wheel's METADATA; the CUDA build of the pinned torch "
                         "from its own PyPI wheel's METADATA)",
         "target": {"python": TARGET_PYTHON, "platform": TARGET_PLATFORM},
-        "releases": [asdict(r) for r in releases],
+        "releases": merge(existing, releases),
     }
     OUTPUT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     for r in releases:
         print(f"{r.version}: python {r.requires_python} {','.join(r.python_tags)}; "
               f"torch {r.torch} (CUDA {r.torch_cuda}); flashinfer {r.flashinfer}[{r.flashinfer_extra or ''}]; cuda-python {r.cuda_python}; "
               f"{r.sgl_kernel_distribution} {r.sgl_kernel}; transformers {r.transformers}")
-    print(f"{OUTPUT.relative_to(REPO)}: {len(releases)} releases")
+    print(f"{OUTPUT.relative_to(REPO)}: {len(releases)} releases written, {len(document['releases'])} in the file")
     return 0
 
 

@@ -75,6 +75,8 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "adjust_mem_fraction_for_vlm"))),
     SourceArea("mem_fraction_fallback", frozenset(_GPU_MEMORY_SETTINGS)),
     SourceArea("decode_graph_reserve_always", frozenset(_GPU_MEMORY_SETTINGS + ("reserve_for_graph_mb",))),
+    SourceArea("draft_reserve_mib", frozenset(_GPU_MEMORY_SETTINGS)),   # 0.5.13 server_args.py:1628-1635
+    SourceArea("mla_prefill_reserve_mib", frozenset(_GPU_MEMORY_SETTINGS + ("reserve_for_graph_mb",))),
     SourceArea("mid_memory_bucket", frozenset(_GPU_MEMORY_SETTINGS)),
     SourceArea("decode_graph_bs_includes_max", frozenset({
         "get_batch_sizes_to_capture", "generate_cuda_graph_batch_sizes",
@@ -82,16 +84,16 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
     SourceArea("cuda_graph_max_bs_flags", frozenset(_GPU_MEMORY_SETTINGS + _CUDA_GRAPH_CONFIG)),
     SourceArea("graph_bs_capped_by_max_running_requests", frozenset(_GPU_MEMORY_SETTINGS)),  # memory_hook.py:182-188
     SourceArea("decode_graph_backend_flag", frozenset(_CUDA_GRAPH_CONFIG)),
-    SourceArea("prefill_cuda_graphs", frozenset(_CUDA_GRAPH_CONFIG + (
+    SourceArea("prefill_graphs", frozenset(_CUDA_GRAPH_CONFIG + _GPU_MEMORY_SETTINGS + (
         "generate_prefill_cuda_graph_batch_sizes", "generate_piecewise_cuda_graph_tokens",
-        "disable_full_prefill_cudagraph_if_incompatible", "finalize_cuda_graph_prefill_max_context")),
+        "handle_piecewise_cuda_graph",                    # 0.5.10-0.5.13 server_args.py (the auto-off rules)
+        "disable_full_prefill_cudagraph_if_incompatible", "finalize_cuda_graph_prefill_max_context",
+        "_resolve_max_context_size")),                    # 0.5.23 cuda_graph_hook.py:423-480
         modules=("srt/model_executor/piecewise_cuda_graph_runner.py",)),
     SourceArea("mla_prefill_graph_max_tokens", frozenset(_GPU_MEMORY_SETTINGS + (  # memory_hook.py:234-240
         "generate_piecewise_cuda_graph_tokens",))),
-    SourceArea("prefill_graph_capped_by_context", frozenset(_GPU_MEMORY_SETTINGS + (
-        "finalize_cuda_graph_prefill_max_context", "_resolve_max_context_size"))),  # 0.5.23 cuda_graph_hook.py:423-480
     SourceArea("attn_dp_size_flag", frozenset({"handle_data_parallelism"})),  # 0.5.9 server_args.py:2109
-    SourceArea("speculative_overlap_needs_spec_v2", frozenset({
+    SourceArea("spec_v2_env_default", frozenset({
         "handle_speculative_decoding",                    # 0.5.9 server_args.py:2352-2450, speculative_hook.py
         "handle_eagle_family"})),
     SourceArea("gpt_oss_trtllm_mha_disables_hybrid_swa", frozenset(_MODEL_ADJUSTMENTS),
@@ -101,12 +103,17 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "_mla_backend_page_constraints", "_page_size_default"})),  # 0.5.23 arg_groups/overrides.py:1183
     SourceArea("hybrid_sm100_model_overrides", frozenset(_MODEL_ADJUSTMENTS + (
         "handle_mamba_backend", "handle_linear_attn_backend")), modules=_MAMBA_OVERRIDES),
+    SourceArea("mamba2_sm100_default_backend", frozenset(_MODEL_ADJUSTMENTS + ("apply_nemotron_h_defaults",)),
+               modules=_MAMBA_OVERRIDES),
+    SourceArea("mamba_auto_picks_extra_buffer", frozenset(_MAMBA_STRATEGY)),
+    SourceArea("no_buffer_forces_page_one", frozenset(_MAMBA_STRATEGY)),
     SourceArea("resolve_mamba_strategy", frozenset(_MAMBA_STRATEGY)),
     SourceArea("mamba_radix_archs", frozenset(_MAMBA_STRATEGY + _MODEL_ADJUSTMENTS),  # 0.5.9 server_args.py:1548
                modules=_MAMBA_OVERRIDES),
     SourceArea("mamba_extra_buffer_archs", frozenset(_MAMBA_STRATEGY + _MODEL_ADJUSTMENTS), modules=_MAMBA_OVERRIDES),
     SourceArea("honours_language_model_only", frozenset({"ModelConfig.__init__"})),  # model_config.py is_lm_only
-    SourceArea("modelopt_mixed_precision", frozenset({"ModelConfig._verify_quantization"}),
+    SourceArea("quant_config_check", frozenset({"ModelConfig._verify_quantization",
+                                                "ModelConfig._parse_modelopt_quant_config"}),
                unread=("srt/layers/quantization/modelopt_quant.py", "srt/layers/quantization/__init__.py")),
     SourceArea("mxfp4_sm100_intermediate_pad", frozenset(),
                unread=("srt/layers/quantization/mxfp4.py",)),  # Mxfp4MoEMethod.create_weights round_up
@@ -151,7 +158,8 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "init_torch_distributed",                         # 0.5.9 model_runner.py:828-851 imbalance
         "_check_tp_memory_balance",                       # 0.5.23 distributed/bootstrap.py:441-452
         "TpModelWorker.get_worker_info",                  # 0.5.23 tp_worker.py:558-567 KV below context
-        "validate_swa_pool_size", "calculate_pool_sizes")), messages_only=True),
+        "validate_swa_pool_size", "calculate_pool_sizes",
+        "_resolve_memory_pool_config"))),  # code too: 0.5.11 sets the fraction only after the pool is built
 )
 
 

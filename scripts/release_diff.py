@@ -42,6 +42,7 @@ SIZING_MODULES: Tuple[str, ...] = (
     "arg_groups/fields/exec_.py",
     "arg_groups/model_overrides/qwen3_5.py", "arg_groups/model_overrides/qwen3_vl.py",
     "arg_groups/model_overrides/nemotron_h.py", "arg_groups/model_overrides/gpt_oss.py",
+    "arg_groups/nemotron_h_hook.py",  # 0.5.12-0.5.13: Nemotron-H's defaults and its mamba radix cache call
     "arg_groups/model_overrides/glm4_moe.py", "arg_groups/model_overrides/deepseek_v2.py",
     "model_executor/model_runner.py", "model_executor/model_runner_kv_cache_mixin.py",
     "model_executor/pool_configurator.py", "model_executor/model_runner_components/*.py",

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Dict, Optional, Tuple
 
 from .budget import profiles
-from .budget.behaviour import GLM4_MOE_GATE_MODEL_DTYPE, WEIGHT_DTYPE_QUIRKS, Messages, SizingBehaviour
+from .budget.behaviour import (GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, WEIGHT_DTYPE_QUIRKS, Messages,
+                               PrefillGraphScheme, SizingBehaviour)
 
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -89,19 +90,25 @@ _SIZING_0_5_9 = SizingBehaviour(
     default_mem_fraction=profiles.default_mem_fraction_server_args,
     mem_fraction_fallback=0.88,
     decode_graph_reserve_always=True,
+    draft_reserve_mib=2 * 1024,
+    mla_prefill_reserve_mib=None,
     mid_memory_bucket=(2048, 24, 80),
     decode_graph_bs_includes_max=False,
     cuda_graph_max_bs_flags=("cuda_graph_max_bs",),
     graph_bs_capped_by_max_running_requests=False,
     decode_graph_backend_flag=False,
-    prefill_cuda_graphs=False,
-    mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_2048,  # read only with prefill graphs on
-    prefill_graph_capped_by_context=False,
+    prefill_graphs=PrefillGraphScheme(
+        max_tokens_flag="piecewise_cuda_graph_max_tokens", opt_in_flag="enable_piecewise_cuda_graph",
+        opt_out_flag=None, backend_flag=None, capped_by_max_total_tokens=False, capped_by_context=False),
+    mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_2048,
     attn_dp_size_flag=False,
-    speculative_overlap_needs_spec_v2=True,
+    spec_v2_env_default=False,                      # environ.py SGLANG_ENABLE_SPEC_V2 = EnvBool(False)
     gpt_oss_trtllm_mha_disables_hybrid_swa=True,
     trtllm_mha_page_sizes=(16, 32, 64),
     hybrid_sm100_model_overrides=False,
+    mamba2_sm100_default_backend="flashinfer",
+    mamba_auto_picks_extra_buffer=False,
+    no_buffer_forces_page_one=False,
     resolve_mamba_strategy=profiles.mamba_strategy_server_args,
     # server_args.py:1548-1605: the archs whose radix cache goes through the strategy, and those with extra_buffer
     mamba_radix_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
@@ -109,7 +116,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     mamba_extra_buffer_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration",
                                         "Qwen3_5MoeForConditionalGeneration"}),
     honours_language_model_only=False,
-    modelopt_mixed_precision=False,
+    quant_config_check=profiles.quant_check_modelopt_fp8_only,
     mxfp4_sm100_intermediate_pad=256,
     weight_dtype_quirks=WEIGHT_DTYPE_QUIRKS,
     draft_loaded_before_sizing=False,   # scheduler.py:563-565 builds the draft worker after the target's pools
@@ -147,24 +154,30 @@ _SIZING_0_5_23 = SizingBehaviour(
     default_mem_fraction=profiles.default_mem_fraction_memory_hook,
     mem_fraction_fallback=0.95,
     decode_graph_reserve_always=False,
+    draft_reserve_mib=0,                            # no draft allowance from 0.5.14
+    mla_prefill_reserve_mib=1.5 * 1024,
     mid_memory_bucket=(4096, 48, 160),
     decode_graph_bs_includes_max=True,
     cuda_graph_max_bs_flags=("cuda_graph_max_bs_decode", "cuda_graph_max_bs"),
     graph_bs_capped_by_max_running_requests=True,   # memory_hook.py:182-188
     decode_graph_backend_flag=True,
-    prefill_cuda_graphs=True,
+    prefill_graphs=PrefillGraphScheme(
+        max_tokens_flag="cuda_graph_max_bs_prefill", opt_in_flag=None, opt_out_flag=None,
+        backend_flag="cuda_graph_backend_prefill", capped_by_max_total_tokens=True, capped_by_context=False),
     mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_chunk_upto_8192,
-    prefill_graph_capped_by_context=False,
     attn_dp_size_flag=True,
-    speculative_overlap_needs_spec_v2=False,
+    spec_v2_env_default=None,
     gpt_oss_trtllm_mha_disables_hybrid_swa=False,
     trtllm_mha_page_sizes=(16, 32, 64, 128),
-    hybrid_sm100_model_overrides=True,              # model_overrides/qwen3_5.py, nemotron_h.py
+    hybrid_sm100_model_overrides=True,              # model_overrides/qwen3_5.py
+    mamba2_sm100_default_backend=None,              # model_overrides/nemotron_h.py
+    mamba_auto_picks_extra_buffer=True,
+    no_buffer_forces_page_one=False,                # the hooks' validators refuse it instead
     resolve_mamba_strategy=profiles.mamba_strategy_hooks,
     mamba_radix_archs=_HYBRID_EXTRA_BUFFER_0_5_23,  # every hybrid arch goes through the hooks' strategy pass
     mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_23,
     honours_language_model_only=True,               # configs/model_config.py is_lm_only
-    modelopt_mixed_precision=True,                  # ModelOptMixedPrecisionConfig
+    quant_config_check=profiles.quant_check_mixed_by_layers,
     mxfp4_sm100_intermediate_pad=128,
     weight_dtype_quirks=frozenset(),
     draft_loaded_before_sizing=True,
@@ -234,31 +247,138 @@ _SIZING_0_5_18 = replace(
 # 0.5.17: no multimodal runtime reservation before the pool (kv_cache_configurator.py mm_runtime_reservation_gb,
 # new in 0.5.18 :130) and no --language-model-only.
 _SIZING_0_5_17 = replace(_SIZING_0_5_18, multimodal_runtime_reservation=False, honours_language_model_only=False)
-# 0.5.16: an explicit --context-length caps the prefill graph tokens (server_args.py:4039-4045), trtllm_mha keeps
-# pages of 16/32/64 only, SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK does not exist, and the mamba split has no padding
-# slot (kv_cache_configurator.py:1703-1812).
+# 0.5.16: its default prefill graphs are breakable and off for MLA, DP attention, LoRA and the multimodal models
+# not validated for them (server_args.py:3648-3814; the MLA rule is gone in 0.5.17); an explicit
+# --context-length caps the prefill graph tokens (server_args.py:4039-4045), trtllm_mha keeps
+# pages of 16/32/64 only, SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK does not exist, the mamba split has no padding slot
+# (kv_cache_configurator.py:1703-1812), and the FlashInfer MXFP4 MoE pads the per-rank intermediate to 256.
 _SIZING_0_5_16 = replace(
-    _SIZING_0_5_17, prefill_graph_capped_by_context=True, trtllm_mha_page_sizes=(16, 32, 64),
-    mamba_skip_decode_lock_env=False, mamba_split=profiles.mamba_split_joint_unpadded)
+    _SIZING_0_5_17, prefill_graphs=replace(
+        _SIZING_0_5_17.prefill_graphs, capped_by_context=True,
+        # configs/model_config.py multimodal_breakable_cuda_graph_supported_model_archs
+        auto_off=profiles.breakable_graphs_auto_off(frozenset({
+            "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}))),
+    trtllm_mha_page_sizes=(16, 32, 64), mamba_skip_decode_lock_env=False,
+    mamba_split=profiles.mamba_split_joint_unpadded,
+    mxfp4_sm100_intermediate_pad=256)  # layers/quantization/mxfp4.py create_weights: 128 from 0.5.17
 # 0.5.15: the same accounting in ModelRunnerKVCacheMixin (model_executor/model_runner_kv_cache_mixin.py:104-245,
 # :1196-1323) and pool_configurator.py (SWAChunkCapPoolConfigurator :401 is the SWA request cap), without the SWA
 # admission-floor ValueError (new in 0.5.16).
-_SIZING_0_5_15 = replace(_SIZING_0_5_16, messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None))
+_SIZING_0_5_15 = replace(
+    _SIZING_0_5_16, messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None),
+    quant_config_check=profiles.quant_check_mixed_as_w4afp8,  # no NVFP4-layer check before 0.5.16
+    prefill_graphs=replace(_SIZING_0_5_16.prefill_graphs,
+                           auto_off=profiles.breakable_graphs_auto_off(frozenset())))  # every multimodal model
 # 0.5.14: the default fraction prices the decode graphs even when they are not captured (server_args.py:3284-3285;
-# 0.5.15 reserve_for_graph_mb skips them when the decode backend is DISABLED).
-_SIZING_0_5_14 = replace(_SIZING_0_5_15, decode_graph_reserve_always=True)
+# 0.5.15 reserve_for_graph_mb skips them when the decode backend is DISABLED), and the default prefill backend is
+# tc_piecewise (model_executor/cuda_graph_config.py:91) with its own rules (server_args.py:2997-3060).
+_SIZING_0_5_14 = replace(
+    _SIZING_0_5_15, decode_graph_reserve_always=True, quant_config_check=profiles.quant_check_mixed_as_w4afp8,
+    prefill_graphs=replace(_SIZING_0_5_15.prefill_graphs, auto_off=profiles.piecewise_graphs_auto_off(
+        frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM",
+                   "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}), with_speculation=False,
+        multimodal_ok=frozenset({"Cohere2VisionForConditionalGeneration"}))))
+
+# ---------------------------------------------------------------------------------------------------------------
+# 0.5.10-0.5.13: ServerArgs.__post_init__ and ModelRunnerKVCacheMixin again, with piecewise prefill graphs on by
+# default (wheel paths are the release's own)
+# ---------------------------------------------------------------------------------------------------------------
+# 0.5.13, against 0.5.14: the default fraction is server_args.py _handle_gpu_memory_settings (:1444-1650: piecewise
+# graphs priced unless off, MLA 1.5 GiB, then a 4 GiB draft allowance after the floor) and
+# _handle_piecewise_cuda_graph turns them off for multimodal models, torch.compile, DP attention and more (:1078);
+# SGLANG_ENABLE_SPEC_V2 defaults to True (environ.py:620); _handle_mamba_radix_cache (:2664-2760) keeps no_buffer
+# for "auto", takes page 1 and refuses speculation with the radix cache; the Qwen3.5 SM100 branch (:2505-2535) picks
+# trtllm_mha unless no_buffer keeps the radix cache; NemotronH keeps flashinfer on SM100 (nemotron_h_hook.py); the
+# draft is built after the target's pools (no draft KV in the cell, no KV-no-room check); the hybrid SWA cell is
+# ratio-weighted (pool_configurator.py HybridSWAPoolConfigurator) with no request cap; _resolve_max_num_reqs
+# (model_runner_kv_cache_mixin.py:876-906) bounds an explicit --max-running-requests by the 2048-4096 estimate;
+# tp_worker still asserts max_req_input_len; the MXFP4 MoE pads to 256.
+_SIZING_0_5_13 = replace(
+    _SIZING_0_5_14,
+    default_mem_fraction=profiles.default_mem_fraction_server_args, mem_fraction_fallback=0.88,
+    decode_graph_reserve_always=True, draft_reserve_mib=4 * 1024, mla_prefill_reserve_mib=1.5 * 1024,
+    cuda_graph_max_bs_flags=("cuda_graph_max_bs",), decode_graph_backend_flag=False,
+    prefill_graphs=PrefillGraphScheme(
+        max_tokens_flag="piecewise_cuda_graph_max_tokens", opt_in_flag=None,
+        opt_out_flag="disable_piecewise_cuda_graph", backend_flag=None, capped_by_max_total_tokens=True,
+        capped_by_context=True,
+        # configs/model_config.py piecewise_cuda_graph_disabled_model_archs
+        auto_off=profiles.piecewise_graphs_auto_off(frozenset({
+            "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM",
+            "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}), with_speculation=False)),
+    spec_v2_env_default=True,
+    resolve_mamba_strategy=profiles.mamba_strategy_server_args_checked,
+    # nemotron_h_hook.py:58-62 passes no support_mamba_cache_extra_buffer=False any more (0.5.12 :42-46 did)
+    mamba_radix_archs=_SIZING_0_5_9.mamba_radix_archs, mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_18,
+    mamba_auto_picks_extra_buffer=False, no_buffer_forces_page_one=True, mamba2_sm100_default_backend="flashinfer",
+    draft_loaded_before_sizing=False, draft_kv_in_fraction=False, swa_request_cap=False,
+    mamba_spec_states_follow_slots=True, request_cap=profiles.request_cap_estimate_bounded,
+    asserts_max_req_input_len=True, mxfp4_sm100_intermediate_pad=256,
+    messages=replace(
+        _SIZING_0_5_14.messages, kv_no_room=None,
+        mamba_extra_buffer_without_radix=(
+            "mamba extra_buffer is not compatible with --disable-radix-cache. Overlap scheduling is already "
+            "supported with no_buffer + disable_radix_cache. Please use --mamba-scheduler-strategy no_buffer instead."),
+        mamba_speculation_needs_extra_buffer=(
+            "Speculative decoding for {arch} is not compatible with radix cache when using "
+            "--mamba-scheduler-strategy no_buffer.To use radix cache with speculative decoding, please use "
+            "--mamba-scheduler-strategy extra_buffer and set SGLANG_ENABLE_SPEC_V2=1.")))
+# 0.5.12: the mamba split is 0.5.9's (model_runner_kv_cache_mixin.py handle_max_mamba_cache: the speculative states
+# for every request first, then the ratio's slots), with no slot-count errors; no extra_buffer_lazy; the prefill
+# graphs are not capped by --context-length; the Nemotron-H router is float32 and Nemotron-H has no extra_buffer
+# (arg_groups/nemotron_h_hook.py:42-46); the extra_buffer refusal has no full stop after "--disable-radix-cache"
+# (server_args.py:2398 in 0.5.11).
+_SIZING_0_5_12 = replace(
+    _SIZING_0_5_13,
+    prefill_graphs=replace(
+        _SIZING_0_5_13.prefill_graphs, capped_by_context=False,
+        auto_off=profiles.piecewise_graphs_auto_off(frozenset({
+            "DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM",
+            "GlmMoeDsaForCausalLM", "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}), with_speculation=False)),
+    mamba_split=profiles.mamba_split_mixin, mamba_spec_states_follow_slots=False,
+    mamba_extra_buffer_archs=_SIZING_0_5_9.mamba_extra_buffer_archs,
+    weight_dtype_quirks=frozenset({GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32}),
+    messages=replace(
+        _SIZING_0_5_13.messages, mamba_zero=None, mamba_requests=None,
+        mamba_extra_buffer_without_radix=(
+            "mamba extra_buffer is not compatible with --disable-radix-cache Overlap scheduling is already "
+            "supported with no_buffer + disable_radix_cache. Please use --mamba-scheduler-strategy no_buffer instead.")))
+# 0.5.11: no DeepSeek-V4 classes among the piecewise-disabled archs (configs/model_config.py).
+_SIZING_0_5_11 = replace(
+    _SIZING_0_5_12,
+    prefill_graphs=replace(
+        _SIZING_0_5_12.prefill_graphs,
+        auto_off=profiles.piecewise_graphs_auto_off(frozenset({
+            "DeepseekV32ForCausalLM", "Qwen3NextForCausalLM", "GlmMoeDsaForCausalLM", "BailingMoeV2_5ForCausalLM",
+            "LLaDAModelLM"}), with_speculation=False)))
+# 0.5.10: speculative decoding turns the piecewise graphs off too (server_args.py:1089), SGLANG_ENABLE_SPEC_V2
+# defaults to False, no_buffer keeps the page size, the hybrid SWA pool is split from a full-size cell
+# (model_runner_kv_cache_mixin.py:286-372 _resolve_hybrid_swa_tokens), and "Not enough memory" carries the
+# fraction (MemoryPoolConfig is built with it, :45-61, :885-891).
+_SIZING_0_5_10 = replace(
+    _SIZING_0_5_11,
+    prefill_graphs=replace(
+        _SIZING_0_5_11.prefill_graphs,
+        auto_off=profiles.piecewise_graphs_auto_off(frozenset({
+            "DeepseekV32ForCausalLM", "Qwen3NextForCausalLM", "GlmMoeDsaForCausalLM", "BailingMoeV2_5ForCausalLM",
+            "LLaDAModelLM"}), with_speculation=True)),
+    spec_v2_env_default=False, no_buffer_forces_page_one=False, hybrid_swa_ratio_cell=False,
+    messages=replace(
+        _SIZING_0_5_11.messages,
+        not_enough_memory=("Not enough memory. Please try to increase --mem-fraction-static. "
+                           "Current value: mem_fraction_static={mfs}")))
 
 _PINS = _load_pins()
 # (version, sizing, verified_by), in release order; every release here has its pins and its flag catalog.
 _REGISTRY = (
     ("0.5.9", _SIZING_0_5_9, "oracle"),
-    ("0.5.10", None, None),
-    ("0.5.10.post1", None, None),
-    ("0.5.11", None, None),
-    ("0.5.12", None, None),
-    ("0.5.12.post1", None, None),
-    ("0.5.13", None, None),
-    ("0.5.13.post1", None, None),
+    ("0.5.10", _SIZING_0_5_10, "source"),
+    ("0.5.10.post1", _SIZING_0_5_10, "source"),
+    ("0.5.11", _SIZING_0_5_11, "source"),
+    ("0.5.12", _SIZING_0_5_12, "oracle"),
+    ("0.5.12.post1", _SIZING_0_5_12, "source"),
+    ("0.5.13", _SIZING_0_5_13, "source"),
+    ("0.5.13.post1", _SIZING_0_5_13, "source"),
     ("0.5.14", _SIZING_0_5_14, "source"),
     ("0.5.15", _SIZING_0_5_15, "source"),
     ("0.5.15.post1", _SIZING_0_5_15, "source"),
@@ -266,7 +386,7 @@ _REGISTRY = (
     ("0.5.17", _SIZING_0_5_17, "source"),
     ("0.5.18", _SIZING_0_5_18, "source"),
     ("0.5.19", _SIZING_0_5_19, "oracle"),
-    ("0.5.20", _SIZING_0_5_21, "source"),
+    ("0.5.20", _SIZING_0_5_21, "oracle"),
     ("0.5.21", _SIZING_0_5_21, "source"),
     ("0.5.22", _SIZING_0_5_22, "oracle"),
     ("0.5.23", _SIZING_0_5_23, "oracle"),
@@ -311,15 +431,21 @@ def parse_version(version: str) -> Tuple[int, int, int, int]:
 
 
 def nearest_release(version: str, sized: bool = False) -> SGLangRelease:
-    """The registry release closest to ``version`` (only those with modelled sizing when ``sized``): the same
-    minor line first, then the closest patch and post release; of two equally close, the older."""
+    """The registry release closest to ``version`` (only those with modelled sizing when ``sized``): the oldest for
+    an older version, the newest for a newer one, else the closest patch and post release (of two equally close,
+    the older)."""
     wanted = parse_version(version)
+    candidates = [r for r in RELEASES.values() if r.sizing is not None or not sized]
+    if wanted <= parse_version(candidates[0].version):
+        return candidates[0]
+    if wanted >= parse_version(candidates[-1].version):
+        return candidates[-1]
 
     def distance(release: SGLangRelease) -> Tuple[Tuple[int, ...], Tuple[int, int, int, int]]:
         have = parse_version(release.version)
         return tuple(abs(a - b) for a, b in zip(have, wanted)), have
 
-    return min((r for r in RELEASES.values() if r.sizing is not None or not sized), key=distance)
+    return min(candidates, key=distance)
 
 
 def resolve_release(requested: str, allow_nearest: bool = False, sized: bool = False) -> ResolvedRelease:

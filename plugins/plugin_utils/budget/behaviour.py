@@ -20,6 +20,19 @@ WEIGHT_DTYPE_QUIRKS = frozenset({QWEN3_5_A_LOG_MODEL_DTYPE, GLM4_MOE_GATE_MODEL_
 
 
 @dataclass(frozen=True)
+class PrefillGraphScheme:
+    """How a release switches prefill (piecewise) CUDA graphs on and off and bounds their token sizes."""
+
+    max_tokens_flag: str               # the flag that sets the largest captured prefill size
+    opt_in_flag: Optional[str]         # graphs only with this flag (0.5.9 --enable-piecewise-cuda-graph)
+    opt_out_flag: Optional[str]        # graphs unless this flag (0.5.10-0.5.13 --disable-piecewise-cuda-graph)
+    backend_flag: Optional[str]        # graphs unless this flag is "disabled" (--cuda-graph-backend-prefill)
+    capped_by_max_total_tokens: bool   # the default size is capped by --max-total-tokens
+    capped_by_context: bool            # an explicit --context-length caps the size
+    auto_off: Optional[Callable[..., bool]] = None  # (spec, args) -> the release turns them off by itself
+
+
+@dataclass(frozen=True)
 class Messages:
     """The exact texts the release raises or logs at startup (``None``: the release has no such check)."""
 
@@ -30,6 +43,8 @@ class Messages:
     mamba_requests: Optional[str]              # RuntimeError when the mamba cache serves no request
     kv_pool_below_context: Optional[str]       # the warning when one full-length request cannot fit
     swa_pool_below_window: Optional[str]       # ValueError when the SWA pool cannot admit one request
+    mamba_extra_buffer_without_radix: Optional[str] = None   # ValueError: extra_buffer with --disable-radix-cache
+    mamba_speculation_needs_extra_buffer: Optional[str] = None  # ValueError: speculation + no_buffer + radix
 
 
 @dataclass(frozen=True)
@@ -40,25 +55,30 @@ class SizingBehaviour:
     default_mem_fraction: Callable[..., float]  # the default --mem-fraction-static from the reserve formula
     mem_fraction_fallback: float                # that default when the card's memory is unknown
     decode_graph_reserve_always: bool           # that default prices decode graphs even when they are off
+    draft_reserve_mib: int                      # that default's flat EAGLE/MTP draft allowance (server_args era)
+    mla_prefill_reserve_mib: Optional[float]    # that default's flat MLA prefill-graph price (None: per size)
     mid_memory_bucket: Tuple[int, int, int]     # 20-35 GiB cards: (chunked_prefill, graph max bs TP<4, TP>=4)
     decode_graph_bs_includes_max: bool          # the decode CUDA-graph batch list always ends at max_bs
     cuda_graph_max_bs_flags: Tuple[str, ...]    # the flags read for the decode graph max bs, first = its dest
     graph_bs_capped_by_max_running_requests: bool
     decode_graph_backend_flag: bool             # --cuda-graph-backend-decode disabled turns decode graphs off
-    prefill_cuda_graphs: bool                   # prefill (piecewise) CUDA graphs are captured by default
+    prefill_graphs: PrefillGraphScheme
     mla_prefill_graph_max_tokens: Callable[[int], int]  # chunked_prefill_size -> MLA prefill graph max tokens
-    prefill_graph_capped_by_context: bool       # an explicit --context-length caps the prefill graph tokens
     attn_dp_size_flag: bool                     # --attn-dp-size sets the attention DP width directly
-    speculative_overlap_needs_spec_v2: bool     # speculation turns the overlap schedule off without SPEC_V2
+    spec_v2_env_default: Optional[bool]         # speculation keeps the overlap schedule only with SGLANG_ENABLE_SPEC_V2
+                                                # (its default here); None: the release has no such switch
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
     trtllm_mha_page_sizes: Tuple[int, ...]      # page sizes trtllm_mha keeps; any other becomes 64
-    hybrid_sm100_model_overrides: bool          # SM100 GDN/Mamba2 backends come from the model overrides
+    hybrid_sm100_model_overrides: bool          # SM100 GDN backend: trtllm_mha unless page 1 is needed
+    mamba2_sm100_default_backend: Optional[str]  # SM100 Mamba2 backend when fixed (None: the model override)
+    mamba_auto_picks_extra_buffer: bool         # strategy "auto" is extra_buffer where the arch allows it
+    no_buffer_forces_page_one: bool             # no_buffer with the radix cache sets --page-size 1 itself
     resolve_mamba_strategy: Callable[..., Any]  # the hybrid-mamba radix cache strategy pass
     mamba_radix_archs: FrozenSet[str]           # hybrid archs whose radix cache goes through that pass
     mamba_extra_buffer_archs: FrozenSet[str]    # hybrid archs that support the extra_buffer strategy
     # ---- model build and weight load
     honours_language_model_only: bool           # a text-only launch of a VLM builds no vision tower
-    modelopt_mixed_precision: bool              # ModelOpt MIXED_PRECISION / NVFP4 quant_method "modelopt" loads
+    quant_config_check: Callable[..., Any]      # (spec, args, sm) -> the quantization config's load-time error
     mxfp4_sm100_intermediate_pad: int           # GPT-OSS MXFP4 per-rank intermediate rounding on SM100
     weight_dtype_quirks: FrozenSet[str]         # names from WEIGHT_DTYPE_QUIRKS
     draft_loaded_before_sizing: bool            # the EAGLE/MTP draft is resident when the pool is profiled

@@ -355,9 +355,9 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
                 else:
                     raise StartupError("RuntimeError", msg, "tp_memory_imbalance")
         checks.append("weight_load")  # the quantization config is built first, when the model loads
-        quant_error = _quant_config_error(spec, args, release)
+        quant_error = release.sizing.quant_config_check(spec, args, sm)
         if quant_error:
-            raise StartupError("ValueError", quant_error, "unsupported_quantization")
+            raise quant_error
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
         load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
         if release.sizing.draft_loaded_before_sizing and eagle and spec.has_mtp_head:
@@ -373,23 +373,6 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
         out["error"] = exc
         out["root_cause"] = exc.root_cause
     return out
-
-
-def _quant_config_error(spec: ModelSpec, args: Dict[str, Any], release: SGLangRelease) -> Optional[str]:
-    """The ValueError SGLang raises when it builds the quantization config at weight-load time, if any.
-
-    Releases without ``modelopt_mixed_precision`` (0.5.9: configs/model_config.py _verify_quantization,
-    layers/quantization/__init__.py): config.json's
-    quant_method "modelopt" is not overridden (base_config._modelopt_override_quantization_method only maps
-    quant_method "modelopt_fp8"/"modelopt_fp4" or --quantization modelopt), and "modelopt" maps to
-    ModelOptFp8Config, whose from_config rejects any quant_algo without "FP8" (modelopt_quant.py:461), e.g.
-    NVFP4 or MIXED_PRECISION checkpoints. Later releases add ModelOptMixedPrecisionConfig and accept them."""
-    algo = spec.quant.modelopt_config_algo
-    user = str(args.get("quantization") or "").lower()
-    if release.sizing.modelopt_mixed_precision or algo is None or "FP8" in algo or user not in ("", "modelopt", "modelopt_fp8"):
-        return None
-    return ("ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 quantization, use "
-            "ModelOptFp4Config. Check the quantization config for your model's configuration.")
 
 
 def _check_parallel(spec: ModelSpec, r: Resolved) -> None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
-from .behaviour import SizingBehaviour
+from .behaviour import PrefillGraphScheme, SizingBehaviour
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
 from .weights import WeightBreakdown
@@ -128,6 +128,140 @@ def mla_prefill_graph_tokens_chunk_upto_8192(chunked_prefill_size: int) -> int:
     return min(8192, chunked_prefill_size)
 
 
+def prefill_graphs_off(scheme: PrefillGraphScheme, spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
+    """Whether the release captures no prefill (piecewise) CUDA graphs for this launch."""
+    if scheme.opt_in_flag is not None:
+        return not args.get(scheme.opt_in_flag)
+    if args.get("disable_cuda_graph") and scheme.backend_flag is not None:
+        return True
+    if scheme.opt_out_flag is not None and args.get(scheme.opt_out_flag):
+        return True
+    if scheme.backend_flag is not None and str(args.get(scheme.backend_flag) or "") == "disabled":
+        return True
+    return scheme.auto_off is not None and scheme.auto_off(spec, args, algo)
+
+
+def prefill_graph_max_tokens(b: SizingBehaviour, spec: ModelSpec, args: Dict[str, Any], chunk: int) -> int:
+    """The largest prefill graph size: the flag, or the chunk (MLA: the release's rule), then the release's caps."""
+    scheme = b.prefill_graphs
+    tokens = args.get(scheme.max_tokens_flag)
+    if not tokens:
+        tokens = b.mla_prefill_graph_max_tokens(chunk) if spec.is_mla else chunk
+        if scheme.capped_by_max_total_tokens and args.get("max_total_tokens") is not None:
+            tokens = min(tokens, int(args["max_total_tokens"]))  # memory_hook.py: the default is capped
+    if scheme.capped_by_context and args.get("context_length") is not None:
+        tokens = min(int(tokens), int(args["context_length"]))
+    return int(tokens)
+
+
+# ServerArgs._handle_piecewise_cuda_graph (0.5.10 server_args.py:1078-1138, 0.5.13 the same list less speculation):
+# the switches that turn piecewise CUDA graphs off by themselves.
+_PIECEWISE_OFF_FLAGS = ("enable_dp_attention", "enable_torch_compile", "lora_paths", "enable_lora",
+                        "enable_hierarchical_cache", "enable_deterministic_inference", "enable_symm_mem", "enable_eplb",
+                        "debug_cuda_graph", "enable_dsa_prefill_context_parallel")
+
+
+def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool,
+                              multimodal_ok: FrozenSet[str] = frozenset()) -> Callable[..., bool]:
+    """``_handle_piecewise_cuda_graph`` of 0.5.10-0.5.13 and the tc_piecewise rules of 0.5.14
+    (``_disable_tc_piecewise_cudagraph_if_incompatible``): disabled archs, multimodal models (but those in
+    ``multimodal_ok``), and the switches above (``with_speculation``: speculative decoding too, as in 0.5.10)."""
+    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
+        if args.get("enforce_piecewise_cuda_graph"):
+            return False
+        multimodal = spec.is_multimodal and spec.architecture not in multimodal_ok
+        if spec.architecture in archs or multimodal or (with_speculation and algo is not None):
+            return True
+        if any(args.get(flag) for flag in _PIECEWISE_OFF_FLAGS) or int(args.get("pp_size") or 1) > 1:
+            return True
+        if float(args.get("cpu_offload_gb") or 0) > 0 or int(args.get("attn_cp_size") or 1) > 1:
+            return True
+        if str(args.get("moe_a2a_backend") or "none") != "none" or \
+                str(args.get("disaggregation_mode") or "null") != "null":
+            return True
+        return "gguf" in (str(args.get("load_format") or ""), str(args.get("quantization") or "")) or \
+            args.get("expert_distribution_recorder_mode") is not None
+    return auto_off
+
+
+def breakable_graphs_auto_off(multimodal_ok: FrozenSet[str]) -> Callable[..., bool]:
+    """``_disable_breakable_cudagraph_if_incompatible`` of 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814), whose
+    default prefill backend is breakable on CUDA: MLA attention, DeepSeek-V4, context parallelism, LoRA, an MoE
+    all-to-all backend, DP attention, and multimodal models but those in ``multimodal_ok``."""
+    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
+        if spec.is_mla or spec.architecture.startswith("DeepseekV4") or args.get("lora_paths") or \
+                args.get("enable_lora") or args.get("enable_dp_attention"):
+            return True
+        if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1:
+            return True
+        return str(args.get("moe_a2a_backend") or "none") != "none" or \
+            (spec.is_multimodal and spec.architecture not in multimodal_ok)
+    return auto_off
+
+
+_W4AFP8_MIN_SM = 90  # layers/quantization/w4afp8.py W4AFp8Config.get_min_capability (0.5.10-0.5.23)
+
+
+def quant_check_modelopt_fp8_only(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
+    """0.5.9 (configs/model_config.py _verify_quantization, layers/quantization/__init__.py): config.json's
+    quant_method "modelopt" maps to ModelOptFp8Config, whose from_config rejects a quant_algo without "FP8"
+    (modelopt_quant.py:461), e.g. NVFP4 or MIXED_PRECISION checkpoints."""
+    algo = spec.quant.modelopt_config_algo
+    user = str(args.get("quantization") or "").lower()
+    if algo is None or "FP8" in algo or user not in ("", "modelopt", "modelopt_fp8"):
+        return None
+    return StartupError("ValueError", "ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 "
+                                      "quantization, use ModelOptFp4Config. Check the quantization config for your "
+                                      "model's configuration.", "unsupported_quantization")
+
+
+def _w4afp8_below_capability(sm: int) -> Optional[StartupError]:
+    if sm >= _W4AFP8_MIN_SM:
+        return None
+    # model_loader/loader.py _get_quantization_config (0.5.12 :246-256)
+    return StartupError("ValueError", f"The quantization method w4afp8 is not supported for the current GPU. "
+                                      f"Minimum capability: {_W4AFP8_MIN_SM}. Current capability: {sm}.",
+                        "unsupported_gpu_arch")
+
+
+def _modelopt_mixed_checkpoint(spec: ModelSpec, args: Dict[str, Any]) -> bool:
+    return spec.quant.method == "modelopt_mixed" and not str(args.get("quantization") or "") and \
+        not spec.architecture.startswith("NemotronH")
+
+
+def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[StartupError]:
+    """W4AFp8Config gives every linear layer Fp8LinearMethod with 128x128 blocks (0.5.12
+    layers/quantization/w4afp8.py:78-102), whose create_weights refuses an output partition that is not a multiple
+    of 128 (fp8.py:378). Replayed for the first gated-DeltaNet layer, built before any other quantized linear
+    (models/qwen3_5.py:162-176: in_proj_qkvz, then in_proj_ba); other families' layers are not checked."""
+    if spec.family != "gdn":
+        return None
+    tp = int(args.get("tp_size") or 1)
+    key = spec.linear_num_key_heads * spec.linear_key_head_dim // tp
+    value = spec.linear_num_value_heads * spec.linear_value_head_dim // tp
+    for size in (key, key, value, value, spec.linear_num_value_heads // tp, spec.linear_num_value_heads // tp):
+        if size % 128:
+            return StartupError("ValueError", f"Weight output_partition_size = {size} is not divisible by weight "
+                                              f"quantization block_n = 128.", "unsupported_quantization")
+    return None
+
+
+def quant_check_mixed_as_w4afp8(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
+    """0.5.10-0.5.15 ``_parse_modelopt_quant_config`` (0.5.12 configs/model_config.py:1001-1019): a ModelOpt
+    MIXED_PRECISION checkpoint other than Nemotron-H loads as w4afp8, which needs SM 90 and 128-wide blocks."""
+    if not _modelopt_mixed_checkpoint(spec, args):
+        return None
+    return _w4afp8_below_capability(sm) or _w4afp8_block_misfit(spec, args)
+
+
+def quant_check_mixed_by_layers(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
+    """0.5.16+ ``_parse_modelopt_quant_config`` (0.5.20 configs/model_config.py:1571-1581): MIXED_PRECISION with
+    NVFP4 layers is modelopt_mixed; without any, w4afp8 (SM 90)."""
+    if not _modelopt_mixed_checkpoint(spec, args) or "modelopt_fp4" in spec.quant.per_module.values():
+        return None
+    return _w4afp8_below_capability(sm) or _w4afp8_block_misfit(spec, args)
+
+
 def vlm_factor(spec: ModelSpec) -> float:
     """``adjust_mem_fraction_for_vlm``: 0.95 x clamp(1 - 0.1 (L H^2 / (24 * 1024^2) - 1), 0.8, 1.05).
 
@@ -158,6 +292,8 @@ class FractionInputs:
     spec_algorithm: Optional[str]
     fallback: float          # the fraction when the card's memory is unknown
     decode_reserve_always: bool  # the decode graphs are priced even when they are not captured
+    draft_reserve_mib: int       # the flat EAGLE/MTP draft allowance
+    mla_prefill_reserve_mib: Optional[float]  # the flat MLA prefill-graph price (None: 8 MiB per size)
 
 
 def _reserve_base(f: FractionInputs) -> float:
@@ -166,14 +302,19 @@ def _reserve_base(f: FractionInputs) -> float:
     return 512 + act * 1.5 + f.tp * f.pp / 8 * 1024
 
 
+def _prefill_graph_reserve(f: FractionInputs) -> float:
+    if f.spec.is_mla and f.mla_prefill_reserve_mib is not None:
+        return f.mla_prefill_reserve_mib
+    return f.prefill_graph_sizes * 8
+
+
 def default_mem_fraction_server_args(f: FractionInputs) -> float:
-    """``ServerArgs._handle_gpu_memory_settings`` (0.5.9 server_args.py:911-1069): the reserve in MiB prices the
-    decode graphs, opt-in piecewise graphs, DP attention and a flat draft allowance."""
+    """``ServerArgs._handle_gpu_memory_settings`` (0.5.9 server_args.py:911-1069; 0.5.13 :1444-1650): the reserve in
+    MiB prices the decode graphs, the piecewise prefill graphs when on, DP attention, then after the 10 GiB floor a
+    flat draft allowance (STANDALONE 6 GiB)."""
     reserved = _reserve_base(f) + f.cuda_graph_max_bs * 2
-    if f.args.get("enable_piecewise_cuda_graph"):
-        pw_max = int(f.args.get("piecewise_cuda_graph_max_tokens") or
-                     (2048 if f.spec.is_mla else f.chunked_prefill_size))
-        reserved += len(prefill_graph_bs(pw_max)) * 8   # same size list as _generate_piecewise_...
+    if not f.prefill_graph_off:
+        reserved += _prefill_graph_reserve(f)
     if f.attn_dp > 1:
         reserved += f.cuda_graph_max_bs * f.dp * 3 + (f.cuda_graph_max_bs * f.dp * 1.5 if f.cuda_graph_max_bs > 300
                                                       else 0)
@@ -182,7 +323,7 @@ def default_mem_fraction_server_args(f: FractionInputs) -> float:
     if f.spec_algorithm == "STANDALONE":
         reserved += 6 * 1024
     elif f.spec_algorithm is not None and f.spec_algorithm != "NGRAM":
-        reserved += 2 * 1024
+        reserved += f.draft_reserve_mib
     return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else f.fallback
 
 
@@ -194,7 +335,7 @@ def default_mem_fraction_memory_hook(f: FractionInputs) -> float:
     if f.decode_reserve_always or not f.disable_cuda_graph:
         reserved += f.cuda_graph_max_bs * 2
     if not f.prefill_graph_off:
-        reserved += (1.5 * 1024 if f.spec.is_mla else f.prefill_graph_sizes * 8)
+        reserved += _prefill_graph_reserve(f)
     if f.attn_dp > 1:
         reserved += f.cuda_graph_max_bs * f.attn_dp * 3 + (f.cuda_graph_max_bs * f.attn_dp * 1.5
                                                            if f.cuda_graph_max_bs > 300 else 0)
@@ -293,20 +434,11 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     spec_on = algo is not None
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or \
         (b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled")
-    prefill_graph_off = bool(args.get("disable_cuda_graph")) or \
-        str(args.get("cuda_graph_backend_prefill") or "") == "disabled"
+    prefill_graph_off = prefill_graphs_off(b.prefill_graphs, spec, args, algo)
     graph_bs = _decode_graph_bs(max_bs, spec_on, b.decode_graph_bs_includes_max)
     prefill_sizes = 0
-    if b.prefill_cuda_graphs and not prefill_graph_off:
-        prefill_max = args.get("cuda_graph_max_bs_prefill")
-        if not prefill_max:
-            prefill_max = b.mla_prefill_graph_max_tokens(chunk) if spec.is_mla else chunk
-            if args.get("max_total_tokens") is not None:  # memory_hook.py: the default is capped by max_total_tokens
-                prefill_max = min(prefill_max, int(args["max_total_tokens"]))
-        if b.prefill_graph_capped_by_context and args.get("context_length") is not None:
-            prefill_max = min(int(prefill_max), int(args["context_length"]))
-        prefill_max = int(prefill_max)
-        prefill_sizes = _prefill_graph_count(prefill_max)
+    if not prefill_graph_off:
+        prefill_sizes = _prefill_graph_count(prefill_graph_max_tokens(b, spec, args, chunk))
 
     mfs_default = mfs_user is None
     if mfs_user is not None:
@@ -316,7 +448,8 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             spec=spec, args=args, gpu_mem_mib=gpu_mem_mib, tp=tp, pp=pp, dp=dp, attn_dp=attn_dp,
             chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, prefill_graph_sizes=prefill_sizes,
             disable_cuda_graph=disable_cuda_graph, prefill_graph_off=prefill_graph_off, spec_algorithm=algo,
-            fallback=b.mem_fraction_fallback, decode_reserve_always=b.decode_graph_reserve_always))
+            fallback=b.mem_fraction_fallback, decode_reserve_always=b.decode_graph_reserve_always,
+            draft_reserve_mib=b.draft_reserve_mib, mla_prefill_reserve_mib=b.mla_prefill_reserve_mib))
         if spec.is_multimodal and not args.get("language_only") and not args.get("language_model_only"):
             mfs = mfs * vlm_factor(spec)
 
@@ -353,8 +486,8 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         if topk == 1:
             draft = steps + 1
         draft = int(draft if draft is not None else steps + 1)
-        if b.speculative_overlap_needs_spec_v2:
-            disable_overlap = disable_overlap or not _bool_env(env, "SGLANG_ENABLE_SPEC_V2", False)
+        if b.spec_v2_env_default is not None:
+            disable_overlap = disable_overlap or not _bool_env(env, "SGLANG_ENABLE_SPEC_V2", b.spec_v2_env_default)
     elif algo == "NGRAM":
         if mrr is None:
             mrr = 48
@@ -384,6 +517,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         attention_backend=attn_backend))
     disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap,
                                                            mamba.strategy, mamba.arg_error)
+    page = mamba.page_size if mamba.page_size is not None else page
     notes.extend(mamba.notes)
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
     if ssm not in SSM_DTYPE_BYTES:
@@ -444,6 +578,7 @@ class MambaStrategy:
     disable_overlap: bool
     arg_error: Optional[Tuple[str, str]] = None
     notes: Tuple[str, ...] = ()
+    page_size: Optional[int] = None   # the page size the pass set, if it changed it
 
 
 def _requested_strategy(args: Dict[str, Any]) -> str:
@@ -477,6 +612,43 @@ def mamba_strategy_server_args(m: MambaStrategyInputs) -> MambaStrategy:
             arg_error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to "
                                            f"speculative_num_draft_tokens {m.draft_tokens}")
     return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error, notes)
+
+
+def mamba_strategy_server_args_checked(m: MambaStrategyInputs) -> MambaStrategy:
+    """``ServerArgs._handle_mamba_radix_cache`` of 0.5.10-0.5.13 (0.5.13 server_args.py:2664-2760): ``auto`` is
+    no_buffer; extra_buffer refuses --disable-radix-cache, no_buffer with the radix cache takes page 1 (from 0.5.11),
+    turns the overlap schedule off (or, on trtllm_mha, the radix cache instead), and refuses speculation."""
+    strategy, disable_radix, disable_overlap = _requested_strategy(m.args), m.disable_radix, m.disable_overlap
+    if not m.spec.is_mambaish or m.spec.architecture not in m.release.sizing.mamba_radix_archs:
+        return MambaStrategy(strategy, disable_radix, disable_overlap)
+    b, messages = m.release.sizing, m.release.sizing.messages
+    if strategy == "auto":
+        strategy = "no_buffer"
+    if strategy in ("extra_buffer", "extra_buffer_lazy"):
+        track = int(m.args.get("mamba_track_interval") or 256)
+        if m.spec.architecture not in b.mamba_extra_buffer_archs:
+            error = ("AssertionError", f"mamba extra_buffer is not supported for {m.spec.architecture} model")
+        elif disable_radix:
+            error = ("ValueError", messages.mamba_extra_buffer_without_radix)
+        elif m.draft_tokens is not None and strategy == "extra_buffer_lazy":
+            error = ("AssertionError", "extra_buffer_lazy is not yet supported with speculative decoding. "
+                                       "Use --mamba-scheduler-strategy extra_buffer instead.")
+        elif m.draft_tokens is not None and track < m.draft_tokens:
+            error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to "
+                                       f"speculative_num_draft_tokens {m.draft_tokens}")
+        else:
+            error = None
+        return MambaStrategy(strategy, disable_radix, disable_overlap, error)
+    if disable_radix:
+        return MambaStrategy(strategy, disable_radix, disable_overlap)
+    page = 1 if b.no_buffer_forces_page_one else None
+    if m.algo is not None:
+        return MambaStrategy(strategy, disable_radix, disable_overlap, ("ValueError",
+                             messages.mamba_speculation_needs_extra_buffer.format(arch=m.spec.architecture)),
+                             page_size=page)
+    if m.attention_backend == "trtllm_mha":
+        return MambaStrategy(strategy, True, False, page_size=page)
+    return MambaStrategy(strategy, disable_radix, True, page_size=page)
 
 
 def mamba_strategy_hooks(m: MambaStrategyInputs) -> MambaStrategy:
@@ -526,18 +698,19 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBe
     if spec.family == "gdn" and sm100:
         if not behaviour.hybrid_sm100_model_overrides:
             return "triton"  # _handle_mamba_radix_cache(sm100_default_attention_backend="triton")
-        # model_overrides/qwen3_5.py: trtllm_mha (page 64) unless the radix cache stays on with no_buffer and no
-        # speculation; the strategy pass has already run (auto -> extra_buffer while the overlap schedule is on)
-        strategy = _opt(args, "mamba_radix_cache_strategy") or "auto"
+        # model_overrides/qwen3_5.py (0.5.10-0.5.13 the Qwen3.5 branch of server_args.py): trtllm_mha (page 64)
+        # unless the radix cache stays on with no_buffer and no speculation; the strategy pass has already run
+        strategy = _opt(args, "mamba_radix_cache_strategy", "mamba_scheduler_strategy") or "auto"
         if strategy == "auto":
-            strategy = "extra_buffer" if not args.get("disable_overlap_schedule") else "no_buffer"
+            extra = behaviour.mamba_auto_picks_extra_buffer and not args.get("disable_overlap_schedule")
+            strategy = "extra_buffer" if extra else "no_buffer"
         if not topk_one:
             return "triton"
         no_buffer_radix = not args.get("disable_radix_cache") and algo is None and strategy == "no_buffer"
         return "triton" if no_buffer_radix else "trtllm_mha"
     if spec.family == "mamba2" and sm100:
-        if not behaviour.hybrid_sm100_model_overrides:
-            return "flashinfer"
+        if behaviour.mamba2_sm100_default_backend is not None:
+            return behaviour.mamba2_sm100_default_backend
         # model_overrides/nemotron_h.py: trtllm_mha on SM100 (triton with a topk > 1 speculative tree)
         return "triton" if algo is not None and not topk_one else "trtllm_mha"
     if spec.is_mla:
@@ -842,6 +1015,28 @@ def request_cap_mixin(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: Li
                          "message": f"max_running_requests is capped to {max_running} (requested {requests}) by the "
                                     f"mamba state cache ({pool.mamba_slots} slots, {mamba_ratio(p.r)} per request)"})
     return max_running
+
+
+def request_cap_estimate_bounded(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: List[Dict[str, str]]) -> int:
+    """``_resolve_max_num_reqs`` of 0.5.10-0.5.13 (0.5.10 model_runner_kv_cache_mixin.py:840-859): an explicit
+    max_running_requests is bounded by the pool estimate (2048-4096), not by tokens / 2; then the mamba slots'
+    cap (a RuntimeError at 0 where the release has that message)."""
+    r, requests = p.r, p.requests
+    est = max(min(int(tokens / r.context_len * 512), 4096), 2048)
+    reqs = min(requests // p.dp_workers, est) if requests is not None else min(est, tokens // 2)
+    if p.spec.is_mambaish:
+        ratio = mamba_ratio(r)
+        cap = pool.mamba_slots // ratio
+        if cap < reqs:
+            warnings.append({"id": "max_running_requests_capped",
+                             "message": f"max_running_requests is capped to {cap} by the mamba state cache "
+                                        f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per "
+                                        f"request)"})
+        reqs = min(reqs, cap)
+        if reqs <= 0 and r.release.sizing.messages.mamba_requests is not None:
+            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(
+                k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
+    return reqs
 
 
 def request_cap_configurator(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: List[Dict[str, str]]) -> int:

@@ -71,11 +71,9 @@ def test_unknown_version_and_nearest_profile():
     res = evaluate({"config": LLAMA}, [A6000], {}, "0.5.24", allow_nearest_profile=True)
     assert res["profile"] == "0.5.23" and res["confidence"] == "nearest"
     assert any(w["id"] == "nearest_profile" for w in res["warnings"])
-    # a known release whose sizing is not modelled is refused by name, or replaced by the nearest modelled one
-    e = err({"config": LLAMA}, [A6000], {}, version="0.5.12")
-    assert e.field == "sglang_version" and "0.5.12's startup memory sizing is not modelled yet" in str(e)
-    res = evaluate({"config": LLAMA}, [A6000], {}, "0.5.12", allow_nearest_profile=True)
-    assert res["profile"] == "0.5.14" and res["confidence"] == "nearest"
+    # a release between two known ones resolves to the nearest, with the same warning
+    res = evaluate({"config": LLAMA}, [A6000], {}, "0.5.11.post1", allow_nearest_profile=True)
+    assert res["profile"] == "0.5.11" and res["confidence"] == "nearest"
 
 
 def test_non_integer_flag():

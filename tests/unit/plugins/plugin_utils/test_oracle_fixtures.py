@@ -197,6 +197,12 @@ def test_the_incident_itself(fixture):
 # the first generated cases of each model) through the release's adapter (bench/oracle/adapters.py).
 # ---------------------------------------------------------------------------
 SUBSET_PROVENANCE = {
+    "0.5.12": {
+        "wheel_filename": "sglang-0.5.12-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "4ed786a38655851fd055ef57380c34d29b87753b53f63457309f51e5bf48c2e6",
+        "transformers_version": "5.6.0",
+        "harness": "harness_0_5_10.py",
+    },
     "0.5.16": {
         "wheel_filename": "sglang-0.5.16-cp311-cp311-manylinux_2_34_x86_64.whl",
         "wheel_sha256": "d5f345a18953dd35df568ac56bdcb7f5ee910ab39efea4469b714556d1070713",
@@ -206,6 +212,12 @@ SUBSET_PROVENANCE = {
     "0.5.19": {
         "wheel_filename": "sglang-0.5.19-cp311-cp311-manylinux_2_34_x86_64.whl",
         "wheel_sha256": "425e87377e725d03db8262382008f3fd9561a6cf5d82f485f8b9929f02ffe12b",
+        "transformers_version": "5.12.1",
+        "harness": "harness_0_5_19.py",
+    },
+    "0.5.20": {
+        "wheel_filename": "sglang-0.5.20-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "1573527042f4f6b4ead838302818595fc77fdc611dbcc2e40cd150fbc8f8513c",
         "transformers_version": "5.12.1",
         "harness": "harness_0_5_19.py",
     },

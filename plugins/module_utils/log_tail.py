@@ -10,12 +10,17 @@ The launch marker is one line that every launch made by this collection writes b
 
 Only lines after the last marker belong to the current launch. The marker's invocation id is the systemd
 invocation of the run that wrote it, so a marker from an earlier run can be told apart from the current one.
+
+The log directory belongs to the service account while the reader runs as root, so the log is opened
+without following a symlink (``O_NOFOLLOW``), must be a regular file, and may not sit under a symlinked
+directory that root does not own: the service account cannot point root's read at another file.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 
 MARKER_PREFIX = "=== llmops.sglang launch "
 MARKER_RE = re.compile(
@@ -25,6 +30,46 @@ _MARKER_PREFIX_BYTES = MARKER_PREFIX.encode("ascii")
 _BLOCK = 1 << 20
 _FIRST_READ = 4096
 _MAX_MARKER_LINE = 512
+
+
+class UnsafeLogPathError(OSError):
+    """The log path could lead root's read to another file (a symlink, a device, a FIFO); names the path."""
+
+
+def _refuse_symlinked_parents(path):
+    """Refuse a path with a directory component that is a symlink not owned by root."""
+    parent = os.path.dirname(os.path.abspath(path))
+    checked = "/"
+    for part in [p for p in parent.split("/") if p]:
+        checked = os.path.join(checked, part)
+        try:
+            info = os.lstat(checked)
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(info.st_mode) and info.st_uid != 0:
+            raise UnsafeLogPathError(
+                "refusing to read log %s: its directory component %s is a symlink owned by uid %d, not root; "
+                "point the path at the real log directory" % (path, checked, info.st_uid))
+
+
+def _open_log(path):
+    """The log opened read-only without following a final symlink, or None when it does not exist."""
+    _refuse_symlinked_parents(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if os.path.islink(path):
+            raise UnsafeLogPathError("refusing to read log %s: it is a symlink (to %s); the service's log must be "
+                                     "a regular file" % (path, os.readlink(path))) from None
+        raise exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnsafeLogPathError("refusing to read log %s: it is not a regular file (mode %o); the service's log "
+                                 "must be a regular file" % (path, stat.S_IFMT(mode)))
+    return os.fdopen(fd, "rb")
 
 
 def format_marker(iso_time, invocation):
@@ -104,7 +149,8 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
 
     The file is read by seeking from the end, so the cost depends on ``max_bytes`` and
     ``marker_scan_bytes``, never on the size of the file. With ``since_marker`` only lines after the last
-    launch marker are returned, together with the marker's time and invocation id.
+    launch marker are returned, together with the marker's time and invocation id. Raises
+    UnsafeLogPathError for a symlink, a file that is not regular, or a parent symlink not owned by root.
     """
     result = {
         "path": path,
@@ -123,9 +169,8 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
         "rotated": False,
         "truncated_while_reading": False,
     }
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
+    handle = _open_log(path)
+    if handle is None:
         return result
     with handle:
         before = os.fstat(handle.fileno())
@@ -167,7 +212,7 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
             handle.seek(start - 1)
             result["first_line_partial"] = handle.read(1) != b"\n"
         try:
-            now = os.stat(path)
+            now = os.lstat(path)
             if now.st_ino != before.st_ino or now.st_dev != before.st_dev:
                 result["rotated"] = True
             if now.st_size < size:

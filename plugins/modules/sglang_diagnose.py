@@ -18,7 +18,8 @@ description:
   - Only the current launch counts. Lines before the last launch marker, or from a log older than the unit's
     last start, are never used. A launch that wrote nothing is C(silent_death), with evidence from the
     journal, the kernel OOM killer and the exit status; a log that predates a running unit's start is
-    C(stale_log).
+    C(stale_log). A log with no line and no launch marker, read without O(unit), is C(no_evidence), since nothing
+    shows that a launch happened, so no death is claimed.
   - With O(budget) (an earlier M(llmops.sglang.sglang_memory_budget) result) a memory-phase failure takes the
     budget's root cause and computed fix, because SGLang 0.5.9's message names the wrong knob for hybrid
     models.
@@ -81,7 +82,7 @@ notes:
     C(dependency_import_error), C(nccl_failure), C(incompatible_feature_combination), C(invalid_argument_value),
     C(unrecognized_argument), C(warmup_failed), C(port_in_use), C(model_not_found), C(model_download_failed),
     C(unsupported_architecture), C(context_length_exceeds_model), C(tokenizer_error), C(gpu_busy_other_process),
-    C(tp_memory_imbalance), C(silent_death), C(stale_log) and C(other).
+    C(tp_memory_imbalance), C(no_evidence), C(silent_death), C(stale_log) and C(other).
 seealso:
   - module: llmops.sglang.sglang_log_tail
   - module: llmops.sglang.sglang_memory_budget

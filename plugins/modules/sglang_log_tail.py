@@ -21,6 +21,9 @@ description:
     (C(_SYSTEMD_INVOCATION_ID)), the unit's result, exit status or signal, start times, restart count,
     whether the start limit was hit, and kernel OOM-killer lines that name the invocation's PIDs,
     where the kernel log is readable.
+  - The log is opened without following symlinks and must be a regular file; a directory component that is
+    a symlink not owned by root is refused too, so the service account that owns the log directory cannot
+    point this root-run read at another file. Each refusal names the path.
   - Read-only. This is the target-side half of M(llmops.sglang.sglang_diagnose).
 author: llmops.sglang maintainers (@llmops-sglang)
 options:
@@ -151,7 +154,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import read_tail
+from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import UnsafeLogPathError, read_tail
 from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import (
     SHOW_PROPERTIES,
     format_journal_line,
@@ -268,6 +271,8 @@ def main():
                 since_marker=params["since_marker"], marker_scan_bytes=params["marker_scan_bytes"],
                 max_line_length=params["max_line_length"], expect_inode=params["expect_inode"],
             )
+        except UnsafeLogPathError as exc:
+            module.fail_json(msg=str(exc))
         except PermissionError as exc:
             module.fail_json(msg="cannot read log %s: %s; run the task with become: true or as the service's user"
                              % (params["path"], exc))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.11.3"
+CATALOG_VERSION = "2026.11.4"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -708,6 +708,18 @@ CATALOG = (
             Pattern(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes", 90,
                     "TP memory check"),
         ),
+    ),
+    RootCause(
+        id="no_evidence", phase="unknown", title="nothing shows that a launch happened or how it ended",
+        explanation=(
+            "The log holds no line and no launch marker, and no unit was given: a missing marker is no evidence of "
+            "a death, so no cause is named."
+        ),
+        fix=(
+            "give unit= (the service's systemd unit) so the launch's journal and exit status are read, or point "
+            "log_path at the file the launch writes ({log_path} is empty and has no launch marker)",
+        ),
+        verify="the log gets a launch marker and lines after it, or the unit's journal shows the launch",
     ),
     RootCause(
         id="silent_death", phase="unknown", title="the launch died without writing to its log",

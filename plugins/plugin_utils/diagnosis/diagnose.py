@@ -5,7 +5,8 @@
 
 Freshness first: only lines of the current launch are classified (after its marker, from its systemd
 invocation). A launch that wrote nothing is ``silent_death`` (evidence from the journal and exit status), a
-log older than the unit's last start is ``stale_log``. With an earlier ``sglang_memory_budget`` result the
+log older than the unit's last start is ``stale_log``. A log with no line and no marker, read without a unit,
+is ``no_evidence``: nothing shows that a launch happened, so no death is claimed. With an earlier ``sglang_memory_budget`` result the
 budget's root cause and computed fix replace the log's (SGLang 0.5.9's message names the wrong knob for
 hybrid models).
 """
@@ -261,6 +262,12 @@ def _classify_launch(log, unit, status, reasons, log_lines, notes):
     if running:
         notes.append("the unit is running and this launch has written nothing yet")
         return dict(classify([]), root_cause="none", phase="serving", confidence="low"), None, None, log_lines, running
+    if not unit and not _as_dict((log or {}).get("marker")):
+        # No line, no marker, no unit: nothing says a launch even started, so nothing says it died.
+        diag = dict(classify([]), root_cause="no_evidence", phase="unknown", confidence="low")
+        diag["evidence"] = ["log %s: %s bytes, no line and no launch marker; no unit given"
+                            % ((log or {}).get("path"), (log or {}).get("size", 0))]
+        return diag, None, None, log_lines, running
     diag, underlying, detail = _silent_death(log, unit, status, unit_lines, notes)
     return diag, underlying, detail, log_lines, running
 

@@ -14,7 +14,8 @@ Usage: ``python3 mock_hub.py CONFIG.json`` where CONFIG is
 ``{"host": "127.0.0.1", "port": 18080, "repos": {"org/name": {"dir": "...", "commit": "<40 hex>",
 "branches": ["main"], "token": "hf_..." (optional), "omit_sizes": false,
 "resolve_error": [status, "X-Error-Code"] (optional: file downloads fail, the API still answers),
-"throttle_seconds": 0 (optional: each file body trickles out over this many seconds, in 10 chunks)}}}``.
+"throttle_seconds": 0 (optional: each file body trickles out over this many seconds, in 10 chunks),
+"hold_file": "/path" (optional: file bodies wait until this path exists)}}}``.
 """
 import hashlib
 import json
@@ -122,6 +123,8 @@ class HubHandler(BaseHTTPRequestHandler):
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
             self.end_headers()
             if self.command == "GET":
+                while repo.get("hold_file") and not os.path.exists(repo["hold_file"]):
+                    time.sleep(0.05)
                 body = data[start:]
                 steps = 10 if repo.get("throttle_seconds") else 1
                 chunk = -(-len(body) // steps) or 1

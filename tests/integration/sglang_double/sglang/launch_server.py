@@ -28,6 +28,7 @@ def parse_args(argv):
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=30000)
     parser.add_argument("--api-key", default=None)
+    parser.add_argument("--admin-api-key", default=None)
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--config", default=None)
     args, unknown = parser.parse_known_args(argv)
@@ -36,8 +37,9 @@ def parse_args(argv):
     if args.config:  # SGLang reads YAML; the role writes JSON, which is YAML too
         with open(args.config, encoding="utf-8") as handle:
             for key, value in json.load(handle).items():
-                if key.replace("-", "_") == "api_key" and args.api_key is None:
-                    args.api_key = value
+                field = key.replace("-", "_")
+                if field in ("api_key", "admin_api_key") and getattr(args, field) is None:
+                    setattr(args, field, value)
     return args
 
 
@@ -108,8 +110,9 @@ def main(argv):
     startup = fixture_lines("SGLANG_DOUBLE_STARTUP")
     # Like SGLang (engine.py logs f"{server_args=}"), the real startup prints the API key: the role must
     # keep such lines out of Ansible's output.
-    print("[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r)" % (
-        time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key), flush=True)
+    print("[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r, admin_api_key=%r)" % (
+        time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key, args.admin_api_key),
+        flush=True)
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     before = [line for line in startup if READY_LINE not in line]

@@ -122,4 +122,6 @@ def test_ad_hoc_with_the_real_cli(tmp_path):
     log.write_text("")
     rc, host, output = run_adhoc("llmops.sglang.sglang_diagnose", {"log_path": str(log), "since_marker": False})
     assert rc == 2, output
-    assert host["failed"] is True and host["root_cause"] == "silent_death"
+    # 0 bytes, no marker, no unit: nothing shows a launch, so no death is claimed
+    assert host["failed"] is True and host["root_cause"] == "no_evidence"
+    assert host["msg"].startswith("no_evidence: nothing shows that a launch happened")

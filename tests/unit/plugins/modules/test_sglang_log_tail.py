@@ -13,9 +13,10 @@ import pathlib
 import types
 
 import pytest
-from ansible_adhoc import run_adhoc
+from ansible_adhoc import HAVE_COLLECTIONS, NO_COLLECTIONS_REASON, run_adhoc
 
 from ansible_collections.llmops.sglang.plugins.module_utils.log_tail import (
+    UnsafeLogPathError,
     format_marker,
     parse_marker,
     read_tail,
@@ -270,7 +271,63 @@ def test_module_entry_point(tmp_path):
     assert rc == 0 and result["changed"] is False
     assert result["log"]["lines"] == ["new"] and result["unit"] is None and result["now"] > 0
     rc, result = run_module({"path": str(tmp_path), "lines": 10})
-    assert rc == 2 and result["msg"].startswith("cannot read log %s: " % tmp_path)
-    assert "give the path of the server's log file" in result["msg"]
+    assert rc == 2 and result["msg"].startswith("refusing to read log %s: it is not a regular file" % tmp_path)
     rc, result = run_module({"path": path, "bytes": 0})
     assert rc == 2 and result["msg"] == "bytes=0 is not valid: use a positive number"
+
+
+# ---------------------------------------------------------------- symlinks in the service-owned log directory
+FAKE_TOKEN = "HF_TOKEN=hf_fakeRootOnlyToken1234"
+
+
+@pytest.fixture()
+def root_only_secret(tmp_path):
+    secret = tmp_path / "root-only" / "token.env"
+    secret.parent.mkdir(mode=0o700)
+    secret.write_text(FAKE_TOKEN + "\n")
+    secret.chmod(0o600)
+    return secret
+
+
+def test_a_log_that_is_a_symlink_is_refused_and_its_target_never_read(tmp_path, root_only_secret):
+    logs = tmp_path / "log" / "sglang"
+    logs.mkdir(parents=True)
+    link = logs / "sglang.log"
+    link.symlink_to(root_only_secret)
+    with pytest.raises(UnsafeLogPathError, match="refusing to read log %s: it is a symlink" % link):
+        read_tail(str(link), since_marker=False)
+
+
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
+def test_diagnose_puts_no_byte_of_a_symlinked_root_only_file_in_evidence(tmp_path, root_only_secret):
+    """The real module through ``ansible localhost -m``, as root: the symlink is refused by name."""
+    link = tmp_path / "sglang.log"
+    link.symlink_to(root_only_secret)
+    for module, args in (("llmops.sglang.sglang_diagnose", {"log_path": str(link), "since_marker": False}),
+                         ("llmops.sglang.sglang_log_tail", {"path": str(link), "since_marker": False})):
+        rc, host, output = run_adhoc(module, args)
+        assert rc == 2, output
+        assert "hf_fakeRootOnlyToken1234" not in output
+        assert "refusing to read log %s: it is a symlink" % link in host["msg"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chowning a symlink to another user needs root")
+def test_a_parent_directory_symlink_not_owned_by_root_is_refused(tmp_path, root_only_secret):
+    (root_only_secret.parent / "sglang.log").write_text(FAKE_TOKEN + "\n")
+    link = tmp_path / "logdir"
+    link.symlink_to(root_only_secret.parent)
+    os.lchown(link, 65534, 65534)
+    with pytest.raises(UnsafeLogPathError, match="its directory component %s is a symlink owned by uid 65534" % link):
+        read_tail(str(link / "sglang.log"), since_marker=False)
+    os.lchown(link, 0, 0)
+    assert read_tail(str(link / "sglang.log"), since_marker=False)["lines"] == [FAKE_TOKEN]
+
+
+def test_a_fifo_or_a_directory_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "sglang.log"
+    os.mkfifo(fifo)
+    with pytest.raises(UnsafeLogPathError, match="refusing to read log %s: it is not a regular file" % fifo):
+        read_tail(str(fifo))
+    with pytest.raises(UnsafeLogPathError, match="it is not a regular file"):
+        read_tail(str(tmp_path))
+    assert read_tail(str(tmp_path / "absent.log"))["exists"] is False

@@ -19,7 +19,7 @@ REQUIRED_IDS = (
     "unsupported_gpu_arch driver_cuda_mismatch dependency_import_error nccl_failure incompatible_feature_combination "
     "invalid_argument_value unrecognized_argument warmup_failed port_in_use model_not_found model_download_failed "
     "unsupported_architecture context_length_exceeds_model tokenizer_error gpu_busy_other_process tp_memory_imbalance "
-    "silent_death stale_log other"
+    "no_evidence silent_death stale_log other"
 ).split()
 INVOCATION = "d" * 32
 MARKER = {"time": "2026-11-29T21:20:32Z", "invocation": INVOCATION, "line": "=== llmops.sglang launch x ==="}
@@ -189,9 +189,23 @@ def test_no_marker_without_unit_is_unverified():
     assert result["freshness"]["status"] == "unverified" and result["confidence"] == "medium"
 
 
-def test_empty_log_without_unit_is_silent_death_low_confidence():
-    result = diagnose({"log": log([], marker=None)}, since_marker=False)
+@pytest.mark.parametrize("since_marker", [True, False])
+def test_an_empty_log_without_marker_or_unit_is_no_evidence_not_a_death(since_marker):
+    tail = {"log": dict(log([], marker=None), path="/var/log/sglang/sglang.log", size=0)}
+    result = diagnose(tail, since_marker=since_marker)
+    assert result["root_cause"] == "no_evidence" and result["underlying_cause"] is None
+    assert result["phase"] == "unknown" and result["confidence"] == "low"
+    assert result["evidence"] == ["log /var/log/sglang/sglang.log: 0 bytes, no line and no launch marker; no unit given"]
+    assert result["fix"].startswith("give unit= (the service's systemd unit)")
+    assert "/var/log/sglang/sglang.log is empty and has no launch marker" in result["fix"]
+    assert result["summary"].startswith("no_evidence: nothing shows that a launch happened or how it ended; fix: ")
+    assert "silent_death" not in result["summary"]
+
+
+def test_a_marker_with_nothing_after_it_is_still_a_silent_death_without_unit():
+    result = diagnose({"log": log([], marker=MARKER)})
     assert result["root_cause"] == "silent_death" and result["confidence"] == "low"
+    assert result["evidence"] == [MARKER["line"]]
 
 
 def test_budget_that_fits_does_not_override():

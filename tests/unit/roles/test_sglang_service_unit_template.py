@@ -1,0 +1,50 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The unit template's Description= and comment lines cannot be broken by the text they show (issue 15, item 11).
+
+The role refuses control characters before it renders (test_service_launch_control_characters.py); this
+renders roles/sglang_service/templates/sglang.service.j2 with ansible's own templar as if a value had got
+past that check, and reads the result the way systemd does: one setting or comment per line.
+"""
+
+import pathlib
+
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+TEMPLATE = pathlib.Path(__file__).resolve().parents[3] / "roles" / "sglang_service" / "templates" / "sglang.service.j2"
+
+
+def render(model_path, version="0.5.9"):
+    variables = {
+        "ansible_managed": "Ansible managed", "sglang_service_sglang_version": version,
+        "__sglang_service_args": {"model_path": model_path}, "sglang_service_start_limit_burst": 3,
+        "__sglang_service_timeout_start": 460, "sglang_service_restart_sec": 10, "sglang_service_user": "sglang",
+        "sglang_service_group": "sglang", "sglang_service_state_dir": "/var/lib/sglang",
+        "__sglang_service_env_path": "/etc/llmops-sglang/sglang.env", "__sglang_service_has_secrets": False,
+        "__sglang_service_credential": "sglang-secrets.yaml", "__sglang_service_secrets_path": "/etc/s.yaml",
+        "sglang_service_python": "/usr/bin/python3", "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
+        "__sglang_service_log_path": "/var/log/sglang/sglang.log", "__sglang_service_argv": ["--model-path", model_path],
+        "sglang_service_timeout_start_base_sec": 300, "sglang_service_timeout_start_sec_per_gib": 10,
+        "__sglang_service_model_gib": 16, "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
+    }
+    templar = Templar(loader=DataLoader(), variables=variables)
+    return templar.template(trust_as_template(TEMPLATE.read_text()), escape_backslashes=False)
+
+
+def test_a_newline_in_the_model_path_stays_inside_the_comment_and_the_description():
+    unit = render("/srv/models/x\n[Service]\nExecStartPre=/bin/evil %n\x1b[2J")
+    lines = unit.splitlines()
+    assert [line for line in lines if line.startswith("ExecStartPre=")] == [
+        line for line in lines if line.startswith("ExecStartPre=") and "marker" in line]
+    assert lines.count("[Service]") == 1
+    assert "# SGLang 0.5.9 serving /srv/models/x\\n[Service]\\nExecStartPre=/bin/evil %n\\u001b[2J; every" in unit
+    assert "Description=SGLang server for evil %%n\\u001b[2J (llmops.sglang)" in lines
+    assert "\x1b" not in unit
+
+
+def test_an_ordinary_model_path_renders_unchanged():
+    unit = render("/srv/models/Qwen3-8B ü")
+    assert "Description=SGLang server for Qwen3-8B ü (llmops.sglang)" in unit.splitlines()
+    assert "# SGLang 0.5.9 serving /srv/models/Qwen3-8B ü; every flag below was" in unit

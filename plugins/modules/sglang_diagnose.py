@@ -183,11 +183,17 @@ budget_used:
   description: Whether root cause and fix came from O(budget).
   returned: always
   type: bool
+retunable:
+  description:
+    - Whether a fix of the budget engine (fewer running requests, another fraction or pool split) may cure the
+      root cause; the catalog says so per cause, and C(llmops.sglang.sglang_service)'s auto-retune acts only then.
+  returned: always
+  type: bool
 catalog_version:
   description: Version of the diagnosis catalog.
   returned: always
   type: str
-  sample: "2026.11.3"
+  sample: "2026.11.5"
 log:
   description: The log's path, existence, size, mtime, inode and whether it was rotated.
   returned: when O(log_path) was given

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.11.4"
+CATALOG_VERSION = "2026.11.5"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -70,6 +70,8 @@ class RootCause:
     ``requires`` gates the cause: its patterns only count when that regex matches somewhere in the tail.
     ``phase_bonus`` is added when the log's start-up progress stopped in ``phase``.
     ``fix`` holds templates over the parsed numbers; the first whose fields are all known is used.
+    ``budgeted``: the preflight budget replays this failure (its root cause and fix can replace the log's).
+    ``retunable``: a fix of the budget engine (fewer requests, another fraction or pool split) may cure it.
     """
 
     id: str
@@ -83,6 +85,8 @@ class RootCause:
     phase_bonus: int = 0
     runtime: bool = False
     extra: dict = field(default_factory=dict)
+    budgeted: bool = False
+    retunable: bool = False
 
 
 # A model's failed divisibility check between its head / expert counts and a parallel size, as the traceback prints
@@ -160,6 +164,7 @@ CATALOG = (
             Pattern(r"(?:model_runner_kv_cache_mixin|kv_cache_configurator|pool_configurator)\.py\", line \d+",
                     10, "pool sizing frame"),
         ),
+        budgeted=True, retunable=True,
     ),
     RootCause(
         id="mamba_pool_too_small", phase="memory_pool",
@@ -185,6 +190,7 @@ CATALOG = (
             # 0.5.23 mem_cache/kv_cache_configurator.py:3140-3149 (warning)
             Pattern(r"max_running_requests is capped to \d+ by the mamba state cache", 30, "mamba cap warning"),
         ),
+        budgeted=True, retunable=True,
     ),
     RootCause(
         id="cuda_oom_weights", phase="weight_load", title="CUDA out of memory while loading the weights",
@@ -203,6 +209,7 @@ CATALOG = (
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_WEIGHTS, 35, "weight-loading frame"),
         ),
+        budgeted=True, retunable=True,
     ),
     RootCause(
         id="cuda_oom_cuda_graph", phase="cuda_graph", title="CUDA out of memory while capturing CUDA graphs",
@@ -226,6 +233,7 @@ CATALOG = (
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_GRAPH, 35, "graph-capture frame"),
         ),
+        budgeted=True, retunable=True,
     ),
     RootCause(
         id="cuda_oom_runtime", phase="serving", title="CUDA out of memory while serving",
@@ -245,6 +253,7 @@ CATALOG = (
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_RUNTIME, 25, "serving frame"),
         ),
+        budgeted=False, retunable=True,
     ),
     RootCause(
         id="kv_pool_exhausted_runtime", phase="serving", title="the KV cache pool ran out while serving",
@@ -267,6 +276,7 @@ CATALOG = (
             Pattern(r"Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)", 60,
                     "request longer than the KV pool allows"),
         ),
+        budgeted=False, retunable=True,
     ),
     RootCause(
         id="req_pool_exhausted_runtime", phase="serving", title="request slots (or their mamba states) ran out",
@@ -290,6 +300,7 @@ CATALOG = (
             # 0.5.9 mem_cache/memory_pool.py:527,538; 0.5.23 mem_cache/memory_pool.py:1621,1762
             Pattern(r"Not enough space for mamba ping pong idx", 90, "mamba slots exhausted"),
         ),
+        budgeted=False, retunable=True,
     ),
     RootCause(
         id="host_ram_oom_killed", phase="host", title="killed by the host (or container) OOM killer",
@@ -370,6 +381,9 @@ CATALOG = (
                     r"(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
                     80, "attention backend needs another SM"),
             Pattern(r"not supported in this architecture", 85, "triton: dtype not supported on this SM"),
+            # 0.5.12 model_loader/loader.py:246-256 _get_quantization_config
+            Pattern(r"The quantization method \S+ is not supported for the current GPU\. Minimum capability", 100,
+                    "quantization needs a newer GPU"),
             Pattern(r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70,
                     "quantization needs another SM"),
         ),
@@ -618,6 +632,23 @@ CATALOG = (
         ),
     ),
     RootCause(
+        id="unsupported_quantization", phase="model_load",
+        title="this SGLang cannot load the checkpoint's quantization",
+        explanation=("The release maps the checkpoint's quantization config to a method that refuses it when the "
+                     "model is built: ModelOpt NVFP4 or MIXED_PRECISION checkpoints in 0.5.9, or MIXED_PRECISION "
+                     "loaded as w4afp8 (128-wide FP8 blocks) in 0.5.10-0.5.15."),
+        fix=("use a release that loads this checkpoint (the preflight's compare_releases shows which: 0.5.16 and "
+             "later load ModelOpt MIXED_PRECISION with NVFP4 layers as modelopt_mixed), or a checkpoint in a "
+             "format this release supports",),
+        verify="the log passes 'Load weight begin' and prints 'Load weight end'",
+        patterns=(
+            # 0.5.9 layers/quantization/modelopt_quant.py:461
+            Pattern(r"ModelOptFp8Config only supports static FP8 quantization", 100, "ModelOpt FP8 config refuses it"),
+            # 0.5.12 layers/quantization/fp8.py:378 (W4AFp8Config gives every linear 128x128 FP8 blocks)
+            Pattern(r"is not divisible by weight quantization block_[nk] = \d+", 95, "FP8 block size misfit"),
+        ),
+    ),
+    RootCause(
         id="unsupported_architecture", phase="model_load", title="the model architecture is not supported by this SGLang",
         explanation="This SGLang (or its transformers) does not implement the model's architecture.",
         fix=(
@@ -708,6 +739,7 @@ CATALOG = (
             Pattern(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes", 90,
                     "TP memory check"),
         ),
+        budgeted=False, retunable=True,
     ),
     RootCause(
         id="no_evidence", phase="unknown", title="nothing shows that a launch happened or how it ended",
@@ -745,6 +777,8 @@ CATALOG = (
 )
 
 CAUSES = {cause.id: cause for cause in CATALOG}
+# The failures the preflight budget replays; the diagnoser lets the budget's root cause and fix replace the log's.
+MEMORY_CAUSES = tuple(cause.id for cause in CATALOG if cause.budgeted)
 
 # Lines that are generic wrappers or likely error lines, used to pick evidence when nothing matched.
 WRAPPER_RE = re.compile(
@@ -765,3 +799,4 @@ ERRORISH_RE = re.compile(
     r"core dumped|Aborted|status=\d+/|Failed with result",
     re.IGNORECASE,
 )
+

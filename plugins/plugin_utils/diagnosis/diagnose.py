@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES, MEMORY_CAUSES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.preflight import describe_fix
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
     classify,
@@ -26,7 +26,6 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify i
 )
 
 _SYSTEMD_LINE_RE = re.compile(r"^\S+ systemd\[1\]: ")
-MEMORY_CAUSES = ("kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph")
 RUNNING_STATES = ("active", "activating", "reloading")
 # A log written up to this many seconds before the recorded start still counts as written by it
 # (the marker is written in ExecStartPre, timestamps have coarse resolution on some filesystems).
@@ -335,5 +334,6 @@ def diagnose(tail, since_marker=True, budget=None):
         "catalog_version": CATALOG_VERSION,
     }
     result = apply_budget(result, budget)
+    result["retunable"] = CAUSES[result["root_cause"]].retunable
     result["summary"] = _summary(result)
     return result

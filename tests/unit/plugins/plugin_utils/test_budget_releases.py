@@ -137,3 +137,46 @@ def test_a_release_read_only_from_source_says_so():
     assert unchecked["verified_by"] == "source" and checked["verified_by"] == "oracle"
     assert any(w["id"] == "release_not_oracle_checked" for w in unchecked["warnings"])
     assert not any(w["id"] == "release_not_oracle_checked" for w in checked["warnings"])
+
+
+def _engine_root_causes():
+    """Every root cause the budget engine can return, read from its code: StartupError's third argument, and the
+    ids _verdict assigns to ``root`` or returns."""
+    import ast
+
+    budget_dir = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "plugin_utils" / "budget"
+    found = set()
+    for path in budget_dir.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "StartupError" and len(node.args) > 2:
+                arg = node.args[2]
+                if isinstance(arg, ast.IfExp):
+                    found.update(x.value for x in (arg.body, arg.orelse) if isinstance(x, ast.Constant))
+                elif isinstance(arg, ast.Constant):
+                    found.add(arg.value)
+            if isinstance(node, ast.FunctionDef) and node.name == "_verdict":
+                for sub in ast.walk(node):
+                    targets = sub.targets if isinstance(sub, ast.Assign) else []
+                    values = []
+                    if any(getattr(t, "id", None) == "root" for t in targets):
+                        values = [sub.value]
+                    elif isinstance(sub, ast.Assign) and isinstance(sub.targets[0], ast.Tuple):
+                        values = list(sub.value.elts) if isinstance(sub.value, ast.Tuple) else []
+                    for value in values:
+                        for leaf in ast.walk(value):
+                            if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str) and "_" in leaf.value:
+                                found.add(leaf.value)
+    return found
+
+
+def test_every_root_cause_the_engine_returns_is_a_diagnosis_catalog_id():
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CAUSES, MEMORY_CAUSES
+
+    causes = _engine_root_causes()
+    assert {"kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph",
+            "unsupported_quantization", "incompatible_feature_combination"} <= causes  # the scan sees them
+    assert causes <= set(CAUSES), sorted(causes - set(CAUSES))
+    # the memory failures the engine sizes are the catalog's budgeted causes, defined once there
+    assert set(MEMORY_CAUSES) == {"kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights",
+                                  "cuda_oom_cuda_graph"} <= causes

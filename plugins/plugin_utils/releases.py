@@ -372,7 +372,7 @@ _PINS = _load_pins()
 # (version, sizing, verified_by), in release order; every release here has its pins and its flag catalog.
 _REGISTRY = (
     ("0.5.9", _SIZING_0_5_9, "oracle"),
-    ("0.5.10", _SIZING_0_5_10, "source"),
+    ("0.5.10", _SIZING_0_5_10, "oracle"),
     ("0.5.10.post1", _SIZING_0_5_10, "source"),
     ("0.5.11", _SIZING_0_5_11, "source"),
     ("0.5.12", _SIZING_0_5_12, "oracle"),

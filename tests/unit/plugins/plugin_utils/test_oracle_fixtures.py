@@ -197,6 +197,12 @@ def test_the_incident_itself(fixture):
 # the first generated cases of each model) through the release's adapter (bench/oracle/adapters.py).
 # ---------------------------------------------------------------------------
 SUBSET_PROVENANCE = {
+    "0.5.10": {
+        "wheel_filename": "sglang-0.5.10-py3-none-any.whl",
+        "wheel_sha256": "ac8855a5d57dac8831fee526bca5212f1ae451f378e2ab08b3baecbc4deb4076",
+        "transformers_version": "5.3.0",
+        "harness": "harness_0_5_10.py",
+    },
     "0.5.12": {
         "wheel_filename": "sglang-0.5.12-cp311-cp311-manylinux_2_34_x86_64.whl",
         "wheel_sha256": "4ed786a38655851fd055ef57380c34d29b87753b53f63457309f51e5bf48c2e6",

@@ -29,7 +29,8 @@ help:
 	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, integration, molecule"
 	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
-	@echo "make catalogs   regenerate the SGLang flag catalogs from the real wheels"
+	@echo "make catalogs   regenerate the SGLang flag catalogs and pins of every registry release from the real wheels"
+	@echo "make release V=0.5.24 [ORACLE=1]  add an SGLang release: catalog, pins, a draft registry entry (CONTRIBUTING.md)"
 	@echo "make bench      accuracy and speed figures (bench/)"
 	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
 

@@ -40,6 +40,8 @@ NCCL_OVERHEAD_GIB = 0.1
 # A fix must still fit when the baseline is this much lower than assumed (estimates are not exact).
 FIX_MARGIN_GIB = 0.5
 
+_MAX_GPU_MIB = 1 << 24  # 16 TiB: no card is larger; bigger figures are unit or typing errors
+_MAX_COUNT_ARG = 1 << 31
 _SM_BY_NAME = (("B200", 100), ("B100", 100), ("GB200", 100), ("H200", 90), ("H100", 90), ("H800", 90),
                ("H20", 90), ("GH200", 90), ("L40", 89), ("L4", 89), ("4090", 89), ("5090", 120),
                ("A6000", 86), ("A40", 86), ("A10", 86), ("3090", 86), ("A100", 80), ("A800", 80), ("V100", 70),
@@ -82,13 +84,16 @@ def load_model_dir(path: str) -> Dict[str, Any]:
     ``path`` may be the directory or its config.json.
     """
     path = os.path.expanduser(path)
+    fix = "give a model directory that holds config.json, the config.json itself, or an inline dict"
     if os.path.isfile(path):
+        if os.path.basename(path) != "config.json":
+            raise BudgetInputError("model", f"{path} is a file but not a config.json", fix)
         path = os.path.dirname(path) or "."
+    elif not os.path.exists(path):
+        raise BudgetInputError("model", f"{path} does not exist", fix)
     cfg_path = os.path.join(path, "config.json")
     if not os.path.isfile(cfg_path):
-        raise BudgetInputError("model", f"{cfg_path} does not exist",
-                               "give a model directory that holds config.json, the config.json itself, "
-                               "or an inline dict")
+        raise BudgetInputError("model", f"{path} holds no config.json", fix)
     out: Dict[str, Any] = {"path": path}
     for key, name in MODEL_FILES.items():
         p = os.path.join(path, name)
@@ -254,8 +259,9 @@ def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
     except (TypeError, ValueError):
         raise BudgetInputError(f"gpus[{idx}].{key}", f"must be a number, got {val!r}",
                                "pass the nvidia_gpu_info facts or numbers in MiB") from None
-    if val < 0:
-        raise BudgetInputError(f"gpus[{idx}].{key}", f"must not be negative, got {val}", "pass MiB figures")
+    if val < 0 or val != val or val > _MAX_GPU_MIB:
+        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be from 0 to {_MAX_GPU_MIB} (MiB; GiB for "
+                                                     f"pre_model_load_gib), got {val}", "pass MiB figures")
     return val
 
 
@@ -285,6 +291,12 @@ def _gpu_baselines(gpus: Any, tp: int, pp: int = 1,
             raise BudgetInputError(f"gpus[{i}].memory_total_mib", "is missing or zero",
                                    "give each GPU's memory.total in MiB (nvidia-smi --query-gpu=memory.total)")
         totals.append(total)
+        for key, scale in (("memory_free_mib", 1), ("memory_used_mib", 1), ("pre_model_load_gib", 1024)):
+            amount = _num(g, key, i)
+            if amount is not None and amount * scale > total:
+                raise BudgetInputError(f"gpus[{i}].{key}", f"{amount} is more than the card's memory_total_mib "
+                                                           f"{total:g}", "pass the figures of one GPU, as "
+                                                                         "nvidia_gpu_info reports them")
     for i, g in enumerate(gpus[:tp]):
         total = totals[i]
         pre_direct = _num(g, "pre_model_load_gib", i)
@@ -426,18 +438,26 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
             except (TypeError, ValueError):
                 raise BudgetInputError(f"server_args.{key}", f"must be a number, got {args[key]!r}",
                                        "pass a decimal such as 0.85") from None
-    for key in ("tp_size", "context_length", "max_running_requests", "max_mamba_cache_size", "page_size",
+            if not 0 <= args[key] <= 1000:
+                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to 1000, got {args[key]}",
+                                       "pass a decimal such as 0.85")
+    for key in ("tp_size", "pp_size", "dp_size", "ep_size", "context_length", "max_running_requests",
+                "max_mamba_cache_size", "page_size",
                 "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
                 "chunked_prefill_size", "max_total_tokens", "cuda_graph_max_bs", "cuda_graph_max_bs_decode"):
         if args.get(key) is not None:
             try:
                 args[key] = int(args[key])
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise BudgetInputError(f"server_args.{key}", f"must be an integer, got {args[key]!r}",
                                        "pass a whole number") from None
-            if args[key] < 0:
-                raise BudgetInputError(f"server_args.{key}", f"must not be negative, got {args[key]}",
+            if args[key] < 0 or args[key] > _MAX_COUNT_ARG:
+                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to {_MAX_COUNT_ARG}, got {args[key]}",
                                        "pass a positive number")
+    for key in ("tp_size", "pp_size", "dp_size", "ep_size"):
+        if args.get(key) is not None and not 1 <= int(args[key]) <= 4096:
+            raise BudgetInputError(f"server_args.{key}", f"must be from 1 to 4096, got {args[key]}",
+                                   "pass the number of GPUs (or replicas) this parallel dimension uses")
     if args.get("mem_fraction_static") is not None and not 0 < args["mem_fraction_static"] < 1:
         raise BudgetInputError("server_args.mem_fraction_static",
                                f"must be inside (0, 1), got {args['mem_fraction_static']}",

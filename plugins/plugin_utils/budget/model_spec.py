@@ -299,6 +299,94 @@ def _gdn_layers(text: Dict[str, Any], n: int) -> List[str]:
     return ["linear" if (i + 1) % interval != 0 else "full" for i in range(n)]
 
 
+# Every count the engine reads from a config (top level, text_config, vision_config), with the range a real
+# checkpoint stays inside. Outside it the arithmetic means nothing (0 layers divide by zero, 1e7 layers build
+# millions of rows), so the field is refused before any sizing.
+_COUNT_BOUNDS = {
+    "num_hidden_layers": (1, 1024), "hidden_size": (1, 1 << 18), "num_attention_heads": (1, 1 << 14),
+    "num_key_value_heads": (1, 1 << 14), "head_dim": (1, 1 << 14), "attention_head_dim": (1, 1 << 14),
+    "intermediate_size": (1, 1 << 21), "moe_intermediate_size": (0, 1 << 21),
+    "shared_expert_intermediate_size": (0, 1 << 21), "moe_shared_expert_intermediate_size": (0, 1 << 21),
+    "vocab_size": (1, 1 << 24), "max_position_embeddings": (1, 1 << 27), "original_max_position_embeddings": (1, 1 << 27),
+    "sliding_window": (0, 1 << 27), "num_experts": (0, 1 << 16), "num_local_experts": (0, 1 << 16),
+    "n_routed_experts": (0, 1 << 16), "n_shared_experts": (0, 1 << 10), "num_nextn_predict_layers": (0, 64),
+    "mtp_num_hidden_layers": (0, 64), "kv_lora_rank": (0, 1 << 16), "q_lora_rank": (0, 1 << 16),
+    "qk_nope_head_dim": (0, 1 << 14), "qk_rope_head_dim": (0, 1 << 14), "v_head_dim": (0, 1 << 14),
+    "rotary_dim": (0, 1 << 14), "linear_num_key_heads": (0, 1 << 14), "linear_num_value_heads": (0, 1 << 14),
+    "linear_key_head_dim": (0, 1 << 14), "linear_value_head_dim": (0, 1 << 14), "linear_conv_kernel_dim": (0, 64),
+    "mamba_num_heads": (0, 1 << 14), "mamba_head_dim": (0, 1 << 14), "n_groups": (0, 1 << 14),
+    "ssm_state_size": (0, 1 << 14), "conv_kernel": (0, 64), "full_attention_interval": (0, 1024),
+    "first_k_dense_replace": (0, 1024), "moe_layer_freq": (1, 1024), "decoder_sparse_step": (1, 1024),
+    "num_experts_per_tok": (0, 1 << 16), "depth": (0, 1024),
+}
+_OBJECT_FIELDS = ("text_config", "vision_config", "rope_scaling", "rope_parameters", "quantization_config")
+_FIX = "pass the model's real config.json from its Hugging Face repository (unmodified)"
+
+
+def _check_fields(cfg: Dict[str, Any], where: str) -> None:
+    for key in _OBJECT_FIELDS:
+        if cfg.get(key) is not None and not isinstance(cfg[key], dict):
+            raise BudgetInputError(f"model.config.{where}{key}", f"must be a JSON object, got {cfg[key]!r:.60}", _FIX)
+    for key, (low, high) in _COUNT_BOUNDS.items():
+        value = cfg.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or \
+                not low <= value <= high or int(value) != value:
+            raise BudgetInputError(f"model.config.{where}{key}",
+                                   f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
+    factor = cfg.get("partial_rotary_factor")
+    if factor is not None and (isinstance(factor, bool) or not isinstance(factor, (int, float)) or
+                               not 0 < factor <= 1):
+        raise BudgetInputError(f"model.config.{where}partial_rotary_factor", f"must be in (0, 1], got {factor!r:.60}",
+                               _FIX)
+    for key in ("layer_types", "mlp_only_layers", "weight_block_size"):
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, list):
+            raise BudgetInputError(f"model.config.{where}{key}", f"must be a list, got {value!r:.60}", _FIX)
+    if isinstance(cfg.get("quantization_config"), dict):
+        _check_quant(cfg["quantization_config"], where)
+    rope = cfg.get("rope_scaling") or {}
+    scale = rope.get("factor")
+    if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1e4):
+        raise BudgetInputError(f"model.config.{where}rope_scaling.factor", f"must be a number in (0, 10000], got "
+                                                                           f"{scale!r:.60}", _FIX)
+
+
+_QUANT_COUNTS = {"bits": (1, 32), "group_size": (-1, 1 << 16), "num_bits": (1, 32)}
+
+
+def _check_quant(qc: Dict[str, Any], where: str) -> None:
+    block = qc.get("weight_block_size")
+    if block is not None and (not isinstance(block, list) or len(block) != 2 or
+                              not all(isinstance(b, int) and not isinstance(b, bool) and 0 < b <= 1 << 16
+                                      for b in block)):
+        raise BudgetInputError(f"model.config.{where}quantization_config.weight_block_size",
+                               f"must be two positive whole numbers, got {block!r:.60}", _FIX)
+    for key, (low, high) in _QUANT_COUNTS.items():
+        value = qc.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
+                                   f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
+    for key in ("quant_method", "quant_algo", "kv_cache_quant_algo"):
+        if qc.get(key) is not None and not isinstance(qc[key], str):
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
+                                   f"must be a string, got {qc[key]!r:.60}", _FIX)
+    for key in ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"):
+        if qc.get(key) is not None and not isinstance(qc[key], list):
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a list, got "
+                                                                                    f"{qc[key]!r:.60}", _FIX)
+
+
+def validate_config_fields(config: Dict[str, Any]) -> None:
+    """Refuse, naming the field and its value, every config field the engine reads that has the wrong type or a
+    value outside what a real checkpoint holds, before any arithmetic uses it."""
+    _check_fields(config, "")
+    for sub in ("text_config", "vision_config"):
+        if isinstance(config.get(sub), dict):
+            _check_fields(config[sub], sub + ".")
+
+
 def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = None) -> ModelSpec:
     """Parse a real HF ``config.json`` dict (plus an optional ``hf_quant_config.json``) into a ModelSpec."""
     if not isinstance(config, dict) or not config:
@@ -309,6 +397,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         raise BudgetInputError("model.config.architectures", "is missing or not a list of class names",
                                "use the unmodified config.json of the checkpoint")
     arch = archs[0]
+    validate_config_fields(config)
     family = ARCH_FAMILY.get(arch)
     if family is None:
         raise BudgetInputError(

@@ -300,3 +300,36 @@ def test_truncated_safetensors_shard_is_named_with_the_fix(tmp_path):
     with pytest.raises(BudgetInputError, match=r"is not a complete safetensors shard: header length 4096 runs past"
                                                r".*re-download the shard"):
         read_safetensors_header(str(path))
+
+
+@pytest.mark.parametrize("changes, field", [
+    # issue 15 item 9: each was a traceback, a hang or a nonsense verdict before the fields were checked
+    ({"rope_scaling": "yarn"}, "model.config.rope_scaling"),
+    ({"quantization_config": "fp8"}, "model.config.quantization_config"),
+    ({"quantization_config": {"quant_method": "fp8", "weight_block_size": "x"}},
+     "model.config.quantization_config.weight_block_size"),
+    ({"num_hidden_layers": 0}, "model.config.num_hidden_layers"),
+    ({"max_position_embeddings": 0}, "model.config.max_position_embeddings"),
+    ({"num_hidden_layers": 1e7}, "model.config.num_hidden_layers"),
+    ({"hidden_size": 0}, "model.config.hidden_size"),
+])
+def test_hostile_config_fields_are_refused_by_name(changes, field):
+    e = err({"config": dict(LLAMA, **changes)}, [A6000], {})
+    assert e.field == field and str(e).startswith(field + ": must be")
+
+
+@pytest.mark.parametrize("args, field", [({"chunked_prefill_size": 1e30}, "server_args"), ({"tp_size": 0}, "server_args.tp_size")])
+def test_hostile_server_args_are_refused_by_name(args, field):
+    assert err({"config": LLAMA}, [A6000], args).field == field
+
+
+def test_free_memory_above_the_card_is_refused():
+    e = err({"config": LLAMA}, [dict(A6000, memory_free_mib=A6000["memory_total_mib"] * 2)], {})
+    assert e.field == "gpus[0].memory_free_mib" and "more than the card's memory_total_mib" in str(e)
+
+
+@pytest.mark.parametrize("given, says", [("/etc/passwd", "/etc/passwd is a file but not a config.json"),
+                                         ("no-such-dir/x.json", "no-such-dir/x.json does not exist")])
+def test_a_wrong_model_path_is_named_as_given(given, says):
+    with pytest.raises(BudgetInputError, match=says):
+        load_model_dir(given)

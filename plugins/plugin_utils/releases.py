@@ -373,11 +373,11 @@ _PINS = _load_pins()
 _REGISTRY = (
     ("0.5.9", _SIZING_0_5_9, "oracle"),
     ("0.5.10", _SIZING_0_5_10, "oracle"),
-    ("0.5.10.post1", _SIZING_0_5_10, "source"),
+    ("0.5.10.post1", _SIZING_0_5_10, "oracle"),
     ("0.5.11", _SIZING_0_5_11, "source"),
     ("0.5.12", _SIZING_0_5_12, "oracle"),
     ("0.5.12.post1", _SIZING_0_5_12, "source"),
-    ("0.5.13", _SIZING_0_5_13, "source"),
+    ("0.5.13", _SIZING_0_5_13, "oracle"),
     ("0.5.13.post1", _SIZING_0_5_13, "source"),
     ("0.5.14", _SIZING_0_5_14, "source"),
     ("0.5.15", _SIZING_0_5_15, "source"),
@@ -387,7 +387,7 @@ _REGISTRY = (
     ("0.5.18", _SIZING_0_5_18, "source"),
     ("0.5.19", _SIZING_0_5_19, "oracle"),
     ("0.5.20", _SIZING_0_5_21, "oracle"),
-    ("0.5.21", _SIZING_0_5_21, "source"),
+    ("0.5.21", _SIZING_0_5_21, "oracle"),
     ("0.5.22", _SIZING_0_5_22, "oracle"),
     ("0.5.23", _SIZING_0_5_23, "oracle"),
 )

@@ -203,10 +203,22 @@ SUBSET_PROVENANCE = {
         "transformers_version": "5.3.0",
         "harness": "harness_0_5_10.py",
     },
+    "0.5.10.post1": {
+        "wheel_filename": "sglang-0.5.10.post1-py3-none-any.whl",
+        "wheel_sha256": "a854a68b11caf6b4b55c241a44378a7cdede7ede325db85c955f131506703bc6",
+        "transformers_version": "5.3.0",
+        "harness": "harness_0_5_10.py",
+    },
     "0.5.12": {
         "wheel_filename": "sglang-0.5.12-cp311-cp311-manylinux_2_34_x86_64.whl",
         "wheel_sha256": "4ed786a38655851fd055ef57380c34d29b87753b53f63457309f51e5bf48c2e6",
         "transformers_version": "5.6.0",
+        "harness": "harness_0_5_10.py",
+    },
+    "0.5.13": {
+        "wheel_filename": "sglang-0.5.13-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "9d26266ab7e99165098f9e173f4a5a0ef6a0b64a6f30ef0b5ee859eead37e75a",
+        "transformers_version": "5.8.1",
         "harness": "harness_0_5_10.py",
     },
     "0.5.16": {
@@ -226,6 +238,12 @@ SUBSET_PROVENANCE = {
         "wheel_sha256": "1573527042f4f6b4ead838302818595fc77fdc611dbcc2e40cd150fbc8f8513c",
         "transformers_version": "5.12.1",
         "harness": "harness_0_5_19.py",
+    },
+    "0.5.21": {
+        "wheel_filename": "sglang-0.5.21-cp311-cp311-manylinux_2_34_x86_64.whl",
+        "wheel_sha256": "96c029f75dec99baa33a5db3d41b1bebefdd6bcfba3a2f7c807fe1cf49a87c20",
+        "transformers_version": "5.12.1",
+        "harness": "harness_0_5_21.py",
     },
     "0.5.22": {
         "wheel_filename": "sglang-0.5.22-cp311-cp311-manylinux_2_34_x86_64.whl",

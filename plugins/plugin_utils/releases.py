@@ -246,7 +246,14 @@ _SIZING_0_5_18 = replace(
     mamba_radix_archs=_HYBRID_EXTRA_BUFFER_0_5_18, mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_18)
 # 0.5.17: no multimodal runtime reservation before the pool (kv_cache_configurator.py mm_runtime_reservation_gb,
 # new in 0.5.18 :130) and no --language-model-only.
-_SIZING_0_5_17 = replace(_SIZING_0_5_18, multimodal_runtime_reservation=False, honours_language_model_only=False)
+_SIZING_0_5_17 = replace(
+    _SIZING_0_5_18, multimodal_runtime_reservation=False, honours_language_model_only=False,
+    # server_args.py _disable_breakable_cudagraph_if_incompatible: MLA (but DSA) and Nemotron-H's hybrid Mamba2
+    # prefill have no breakable prefill graphs (both rules are gone in 0.5.18)
+    prefill_graphs=replace(_SIZING_0_5_18.prefill_graphs, auto_off=profiles.breakable_graphs_auto_off(
+        frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
+        lora_and_dp_attention=False, nemotron_h=True,
+        validated_a2a=frozenset({"none", "deepep", "megamoe", "flashinfer"}))))
 # 0.5.16: its default prefill graphs are breakable and off for MLA, DP attention, LoRA and the multimodal models
 # not validated for them (server_args.py:3648-3814; the MLA rule is gone in 0.5.17); an explicit
 # --context-length caps the prefill graph tokens (server_args.py:4039-4045), trtllm_mha keeps
@@ -266,10 +273,11 @@ _SIZING_0_5_16 = replace(
 # admission-floor ValueError (new in 0.5.16).
 _SIZING_0_5_15 = replace(
     _SIZING_0_5_16, messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None),
-    quant_config_check=profiles.quant_check_mixed_as_w4afp8,  # no NVFP4-layer check before 0.5.16
     prefill_graphs=replace(_SIZING_0_5_16.prefill_graphs,
                            auto_off=profiles.breakable_graphs_auto_off(frozenset())))  # every multimodal model
-# 0.5.14: the default fraction prices the decode graphs even when they are not captured (server_args.py:3284-3285;
+# 0.5.14: ModelOpt MIXED_PRECISION always loads as w4afp8 (the NVFP4-layer check is new in 0.5.15,
+# configs/model_config.py:1155); the default fraction prices the decode graphs even when they are not captured
+# (server_args.py:3284-3285;
 # 0.5.15 reserve_for_graph_mb skips them when the decode backend is DISABLED), and the default prefill backend is
 # tc_piecewise (model_executor/cuda_graph_config.py:91) with its own rules (server_args.py:2997-3060).
 _SIZING_0_5_14 = replace(
@@ -374,17 +382,17 @@ _REGISTRY = (
     ("0.5.9", _SIZING_0_5_9, "oracle"),
     ("0.5.10", _SIZING_0_5_10, "oracle"),
     ("0.5.10.post1", _SIZING_0_5_10, "oracle"),
-    ("0.5.11", _SIZING_0_5_11, "source"),
+    ("0.5.11", _SIZING_0_5_11, "oracle"),
     ("0.5.12", _SIZING_0_5_12, "oracle"),
-    ("0.5.12.post1", _SIZING_0_5_12, "source"),
+    ("0.5.12.post1", _SIZING_0_5_12, "oracle"),
     ("0.5.13", _SIZING_0_5_13, "oracle"),
-    ("0.5.13.post1", _SIZING_0_5_13, "source"),
-    ("0.5.14", _SIZING_0_5_14, "source"),
-    ("0.5.15", _SIZING_0_5_15, "source"),
-    ("0.5.15.post1", _SIZING_0_5_15, "source"),
+    ("0.5.13.post1", _SIZING_0_5_13, "oracle"),
+    ("0.5.14", _SIZING_0_5_14, "oracle"),
+    ("0.5.15", _SIZING_0_5_15, "oracle"),
+    ("0.5.15.post1", _SIZING_0_5_15, "oracle"),
     ("0.5.16", _SIZING_0_5_16, "oracle"),
-    ("0.5.17", _SIZING_0_5_17, "source"),
-    ("0.5.18", _SIZING_0_5_18, "source"),
+    ("0.5.17", _SIZING_0_5_17, "oracle"),
+    ("0.5.18", _SIZING_0_5_18, "oracle"),
     ("0.5.19", _SIZING_0_5_19, "oracle"),
     ("0.5.20", _SIZING_0_5_21, "oracle"),
     ("0.5.21", _SIZING_0_5_21, "oracle"),

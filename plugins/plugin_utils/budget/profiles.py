@@ -38,6 +38,8 @@ MIB = 1 << 20
 # auto_choose_speculative_params (0.5.9 server_args.py:5741-5775; same table in 0.5.23)
 SPEC_553_ARCHS = {"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"}
 
+# The speculative algorithms whose draft weights, KV and states the engine sizes (NEXTN is EAGLE with the MTP head).
+MODELLED_SPECULATION = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
 SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 KV_DTYPE_BYTES = {"fp8_e5m2": 1, "fp8_e4m3": 1, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2,
                   "float32": 4, "mxfp8": 1}
@@ -184,17 +186,25 @@ def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool,
     return auto_off
 
 
-def breakable_graphs_auto_off(multimodal_ok: FrozenSet[str]) -> Callable[..., bool]:
-    """``_disable_breakable_cudagraph_if_incompatible`` of 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814), whose
-    default prefill backend is breakable on CUDA: MLA attention, DeepSeek-V4, context parallelism, LoRA, an MoE
-    all-to-all backend, DP attention, and multimodal models but those in ``multimodal_ok``."""
+def breakable_graphs_auto_off(multimodal_ok: FrozenSet[str], lora_and_dp_attention: bool = True,
+                              nemotron_h: bool = False,
+                              validated_a2a: FrozenSet[str] = frozenset({"none"})) -> Callable[..., bool]:
+    """``_disable_breakable_cudagraph_if_incompatible`` of a release whose default prefill backend is breakable on
+    CUDA, while its rules still include MLA: 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814; also LoRA and DP
+    attention) and 0.5.17 (server_args.py, ``nemotron_h``: the hybrid Mamba2 prefill, MLA except DSA, and only the
+    unvalidated a2a backends). Multimodal models but those in ``multimodal_ok``, DeepSeek-V4 and context
+    parallelism are refused by both."""
     def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
-        if spec.is_mla or spec.architecture.startswith("DeepseekV4") or args.get("lora_paths") or \
-                args.get("enable_lora") or args.get("enable_dp_attention"):
+        if (spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
             return True
-        if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1:
+        if nemotron_h and spec.architecture.startswith("NemotronH"):
             return True
-        return str(args.get("moe_a2a_backend") or "none") != "none" or \
+        if lora_and_dp_attention and (args.get("lora_paths") or args.get("enable_lora") or args.get("enable_dp_attention")):
+            return True
+        if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1 or \
+                args.get("enable_two_batch_overlap"):
+            return True
+        return str(args.get("moe_a2a_backend") or "none") not in validated_a2a or \
             (spec.is_multimodal and spec.architecture not in multimodal_ok)
     return auto_off
 
@@ -247,7 +257,7 @@ def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[Star
 
 
 def quant_check_mixed_as_w4afp8(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
-    """0.5.10-0.5.15 ``_parse_modelopt_quant_config`` (0.5.12 configs/model_config.py:1001-1019): a ModelOpt
+    """0.5.10-0.5.14 ``_parse_modelopt_quant_config`` (0.5.12 configs/model_config.py:1001-1019): a ModelOpt
     MIXED_PRECISION checkpoint other than Nemotron-H loads as w4afp8, which needs SM 90 and 128-wide blocks."""
     if not _modelopt_mixed_checkpoint(spec, args):
         return None
@@ -255,7 +265,7 @@ def quant_check_mixed_as_w4afp8(spec: ModelSpec, args: Dict[str, Any], sm: int) 
 
 
 def quant_check_mixed_by_layers(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
-    """0.5.16+ ``_parse_modelopt_quant_config`` (0.5.20 configs/model_config.py:1571-1581): MIXED_PRECISION with
+    """0.5.15+ ``_parse_modelopt_quant_config`` (0.5.20 configs/model_config.py:1571-1581): MIXED_PRECISION with
     NVFP4 layers is modelopt_mixed; without any, w4afp8 (SM 90)."""
     if not _modelopt_mixed_checkpoint(spec, args) or "modelopt_fp4" in spec.quant.per_module.values():
         return None
@@ -431,6 +441,11 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         max_bs = int(mrr_user)  # memory_hook.py:182-188
     algo = _opt(args, "speculative_algorithm")
     algo = str(algo).upper() if algo else None
+    if algo is not None and algo not in MODELLED_SPECULATION:
+        raise BudgetInputError("server_args.speculative_algorithm",
+                               f"{algo} is not a speculative algorithm the budget engine models "
+                               f"({', '.join(MODELLED_SPECULATION)})",
+                               "preflight without speculation, or with one of those algorithms")
     spec_on = algo is not None
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or \
         (b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled")

@@ -454,6 +454,10 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
             if args[key] < 0 or args[key] > _MAX_COUNT_ARG:
                 raise BudgetInputError(f"server_args.{key}", f"must be from 0 to {_MAX_COUNT_ARG}, got {args[key]}",
                                        "pass a positive number")
+    for key in ("page_size", "context_length"):
+        if args.get(key) is not None and args[key] < 1:
+            raise BudgetInputError(f"server_args.{key}", f"must be at least 1, got {args[key]}",
+                                   "pass a positive number, or leave it out for SGLang's default")
     for key in ("tp_size", "pp_size", "dp_size", "ep_size"):
         if args.get(key) is not None and not 1 <= int(args[key]) <= 4096:
             raise BudgetInputError(f"server_args.{key}", f"must be from 1 to 4096, got {args[key]}",

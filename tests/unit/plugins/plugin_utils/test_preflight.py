@@ -19,7 +19,7 @@ def test_model_dir_and_config_path_both_load_the_real_config():
 
 
 def test_missing_config_names_the_path_and_the_fix(tmp_path):
-    with pytest.raises(BudgetInputError, match=r"config\.json does not exist.*inline dict"):
+    with pytest.raises(BudgetInputError, match=r"holds no config\.json.*inline dict"):
         load_model_dir(str(tmp_path))
 
 

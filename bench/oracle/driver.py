@@ -2,12 +2,14 @@
 """Run every oracle case of one SGLang version and write its JSON fixture.
 
     python driver.py --version 0.5.23 --venv bench/.venv-oracle-0.5.23 \
-        --wheel bench/.wheels/sglang-0.5.23-....whl [--only ID_PREFIX ...] [--merge]
+        --wheel bench/.wheels/sglang-0.5.23-....whl [--only ID_PREFIX ...] [--merge] [--fixture-dir DIR]
 
 Cases are grouped by GPU type and count; each group is one harness process
-(import once, fork per case), and groups run one after the other.  With
-``--merge`` the new records replace those of the same id in the existing
-fixture, so the fixture can grow in steps.
+(import once, fork per case), and groups run one after the other.  The
+release's harness adapter comes from adapters.py.  With ``--merge`` the new
+records replace those of the same id in the existing fixture, so the fixture
+can grow in steps.  ``--fixture-dir`` writes elsewhere (e.g. to compare a
+regeneration with the committed fixture).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+from adapters import RELEASES  # noqa: E402
 from cases import cases, version_args  # noqa: E402
 
-HARNESS = {"0.5.23": "harness_0_5_23.py", "0.5.9": "harness_0_5_9.py"}
 FIXTURE_DIR = os.path.join(REPO, "tests", "fixtures", "oracle")
 
 
@@ -72,13 +74,15 @@ def fixture_record(case: dict, rec: dict, version: str) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--version", required=True, choices=sorted(HARNESS))
+    ap.add_argument("--version", required=True, choices=sorted(RELEASES))
     ap.add_argument("--venv", required=True)
     ap.add_argument("--wheel", required=True)
     ap.add_argument("--only", nargs="*", default=None, help="case id prefixes to run")
     ap.add_argument("--merge", action="store_true", help="update the existing fixture in place")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per GPU group")
+    ap.add_argument("--fixture-dir", default=FIXTURE_DIR, help="where sglang-<V>.json is written")
     args = ap.parse_args()
+    harness = RELEASES[args.version].harness
 
     python = os.path.join(args.venv, "bin", "python")
     todo = cases(args.version)
@@ -100,7 +104,7 @@ def main() -> int:
             json.dump(group, fh)
         print(f"== {gpu} x{count}: {len(group)} cases", file=sys.stderr, flush=True)
         try:
-            subprocess.run([python, os.path.join(HERE, HARNESS[args.version]), gpath, opath],
+            subprocess.run([python, os.path.join(HERE, harness), gpath, opath, args.version],
                            timeout=args.timeout, stdout=subprocess.DEVNULL, check=False)
         except subprocess.TimeoutExpired:
             print(f"   group timed out after {args.timeout} s", file=sys.stderr)
@@ -113,7 +117,7 @@ def main() -> int:
             rec = done.get(c["id"], {"harness_error": "no record (group timed out or crashed)"})
             records[c["id"]] = fixture_record(c, rec, args.version)
 
-    path = os.path.join(FIXTURE_DIR, f"sglang-{args.version}.json")
+    path = os.path.join(args.fixture_dir, f"sglang-{args.version}.json")
     vers = venv_versions(python)
     fixture = None
     if args.merge and os.path.exists(path):
@@ -124,7 +128,7 @@ def main() -> int:
         "sglang_version": args.version,
         "wheel_filename": os.path.basename(args.wheel),
         "wheel_sha256": sha256(args.wheel),
-        "generated_by": "bench/oracle/run.sh (driver.py + %s)" % HARNESS[args.version],
+        "generated_by": "bench/oracle/run.sh (driver.py + %s)" % harness,
         "torch_version": vers["torch"],
         "transformers_version": vers["transformers"],
     })
@@ -133,7 +137,7 @@ def main() -> int:
     merged = {c["id"]: c for c in fixture["cases"]}
     merged.update(records)
     fixture["cases"] = [merged[i] for i in order if i in merged]
-    os.makedirs(FIXTURE_DIR, exist_ok=True)
+    os.makedirs(args.fixture_dir, exist_ok=True)
     with open(path, "w") as fh:
         json.dump(fixture, fh, indent=1, sort_keys=False)
         fh.write("\n")

@@ -41,6 +41,13 @@ STATE = {
 # that needs a CUDA-only kernel fails loudly instead of silently).
 SHIM_CALLS: list[str] = []
 
+# ``__version__`` of each shimmed package: the pin of the SGLang release being run
+# (transformers parses torchvision's; flashinfer 0.6.3 is 0.5.9's pin). See shim().
+SHIM_VERSIONS = {"torchvision": "0.29.1", "flashinfer": "0.6.3"}
+# Plain Python objects that a shimmed module must really hold (module -> attribute -> value),
+# e.g. a logger that SGLang configures; set by a harness adapter through shim().
+SHIM_ATTRS: dict[str, dict] = {}
+
 
 # --------------------------------------------------------------------------
 # Import shims for CUDA-only packages that SGLang imports at module level.
@@ -53,10 +60,10 @@ class _Shim(types.ModuleType):
         self.__path__ = []  # behaves like a package so submodules import
         self.__file__ = f"<fakedev shim {name}>"
         root = name.split(".")[0]
-        if root == "torchvision":
-            self.__version__ = "0.29.1"  # transformers parses it
-        elif root == "flashinfer":
-            self.__version__ = "0.6.3"  # the version sglang 0.5.9 pins
+        if root in SHIM_VERSIONS:
+            self.__version__ = SHIM_VERSIONS[root]
+        for attr, value in SHIM_ATTRS.get(name, {}).items():
+            setattr(self, attr, value)
 
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
@@ -95,8 +102,13 @@ class _ShimFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
 
-def shim(*roots: str) -> None:
-    """Make ``import <root>[.sub]`` return inert shims for these packages."""
+def shim(*roots: str, versions: dict | None = None, attrs: dict | None = None) -> None:
+    """Make ``import <root>[.sub]`` return inert shims for these packages.
+
+    ``versions`` overrides :data:`SHIM_VERSIONS` (root -> ``__version__``); ``attrs`` adds to
+    :data:`SHIM_ATTRS` (module -> attribute -> value)."""
+    SHIM_VERSIONS.update(versions or {})
+    SHIM_ATTRS.update(attrs or {})
     sys.meta_path.insert(0, _ShimFinder(roots))
     if "sgl_kernel" in roots:
         _declare_missing_kernel_ops("sgl_kernel")

@@ -18,6 +18,7 @@ import signal
 import sys
 import tempfile
 import traceback
+from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -69,6 +70,27 @@ def trimmed(lines: list[str], limit: int = 25) -> list[str]:
     return out[:limit]
 
 
+class FakeGroup:
+    """A process group of ``size`` identical ranks seen from rank 0."""
+
+    def __init__(self, size: int):
+        self.world_size = size
+        self.rank_in_group = 0
+        self.rank = 0
+        self.local_rank = 0
+        self.ranks = list(range(size))
+        self.first_rank = 0
+        self.last_rank = size - 1
+        self.is_first_rank = True
+        self.is_last_rank = size == 1
+        self.unique_name = "oracle"
+        self.device_group = SimpleNamespace(rank=lambda: 0, size=lambda: size)
+        self.cpu_group = SimpleNamespace(rank=lambda: 0, size=lambda: size)
+        self.use_pynccl = False
+        self.pynccl_comm = None
+        self.ca_comm = None
+
+
 class WorkerCheckFailed(AssertionError):
     """One of TpModelWorker's asserts on the sized pool, applied by the harness at SGLang's line."""
 
@@ -96,7 +118,8 @@ def error_record(exc: BaseException) -> dict:
 STUB_FAILURE = re.compile(
     r"Could not run 'aten::|Torch not compiled with CUDA|fakedev|Cannot access accelerator|"
     r"SimpleNamespace|meta tensor|on meta|FakeGroup|CUDA driver|libcuda|nvml|NVML|"
-    r"No module named|cannot import name|not compiled|not linked with support for cuda",
+    r"No module named|cannot import name|not compiled|not linked with support for cuda|"
+    r"Default process group has not been initialized",
 )
 
 

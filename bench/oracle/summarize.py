@@ -1,20 +1,26 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Print a Markdown summary of the oracle fixtures (for README.md's results section).
 
-    python bench/oracle/summarize.py
+    python bench/oracle/summarize.py [--overview] [--no-models] [VERSION ...]
+        default: every fixture, newest release first; --overview: one row per fixture;
+        --no-models: leave out the per-model table
 """
 
 from __future__ import annotations
 
 import collections
+import glob
 import json
 import os
+import sys
+
+from cases import release_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "tests", "fixtures", "oracle")
 
 
-def summarize(version: str) -> None:
+def summarize(version: str, models: bool = True) -> None:
     with open(os.path.join(FIXTURES, f"sglang-{version}.json")) as fh:
         data = json.load(fh)
     cases = data["cases"]
@@ -29,6 +35,9 @@ def summarize(version: str) -> None:
     for (etype, msg), n in collections.Counter(
             (c["error"]["type"], c["error"]["message"][:70]) for c in errors).most_common():
         print(f"| `{etype}: {msg.replace('|', '/')}…` | {n} |")
+    if not models:
+        print()
+        return
     print("\n| model | cases | sized | errors |\n|---|---|---|---|")
     per = collections.defaultdict(lambda: [0, 0, 0])
     for c in cases:
@@ -41,6 +50,29 @@ def summarize(version: str) -> None:
     print()
 
 
+def present() -> list[str]:
+    names = (os.path.basename(p)[len("sglang-"):-len(".json")]
+             for p in glob.glob(os.path.join(FIXTURES, "sglang-*.json")))
+    return sorted(names, key=release_key, reverse=True)
+
+
+def overview(versions: list[str]) -> None:
+    print("| release | harness | cases | sized | SGLang errors | harness failures |\n|---|---|---|---|---|---|")
+    for version in versions:
+        with open(os.path.join(FIXTURES, f"sglang-{version}.json")) as fh:
+            data = json.load(fh)
+        cases = data["cases"]
+        harness = data["generated_by"].split("+ ")[-1].rstrip(")")
+        print(f"| {version} | `{harness}` | {len(cases)} | {sum(1 for c in cases if c['result'])} | "
+              f"{sum(1 for c in cases if c['error'])} | {sum(1 for c in cases if c.get('harness_error'))} |")
+    print()
+
+
 if __name__ == "__main__":
-    for v in ("0.5.23", "0.5.9"):
-        summarize(v)
+    flags = {a for a in sys.argv[1:] if a.startswith("--")}
+    versions = [a for a in sys.argv[1:] if not a.startswith("--")] or present()
+    if "--overview" in flags:
+        overview(versions)
+    else:
+        for v in versions:
+            summarize(v, models="--no-models" not in flags)

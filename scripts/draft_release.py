@@ -97,7 +97,7 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "handle_speculative_decoding",                    # 0.5.9 server_args.py:2352-2450, speculative_hook.py
         "handle_eagle_family"})),
     SourceArea("gpt_oss_trtllm_mha_disables_hybrid_swa", frozenset(_MODEL_ADJUSTMENTS),
-        modules=("srt/arg_groups/model_overrides/gpt_oss.py",)),
+               modules=("srt/arg_groups/model_overrides/gpt_oss.py",)),
     SourceArea("trtllm_mha_page_sizes", frozenset({
         "_handle_attention_backend_compatibility",        # 0.5.9 server_args.py:1904
         "_mla_backend_page_constraints", "_page_size_default"})),  # 0.5.23 arg_groups/overrides.py:1183

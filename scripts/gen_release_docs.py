@@ -91,12 +91,22 @@ def render(text: str, name: str, body: str) -> str:
 
 
 MODULE_DOC = ROOT / "plugins" / "modules" / "sglang_memory_budget.py"
-MODELLED_LINE = re.compile(r'"Releases whose startup sizing is modelled: [^"\n]*"')
+MODELLED_LINE = re.compile(r'"Releases whose startup sizing is modelled: [^"]*"')
 
 
 def modelled_releases_line() -> str:
-    sized = ", ".join(f"V({v})" for v, r in RELEASES.items() if r.sizing is not None)
-    return f'"Releases whose startup sizing is modelled: {sized}."'
+    """The module doc's list item, a double-quoted YAML scalar wrapped to the doc's 160-column limit."""
+    words = ["Releases", "whose", "startup", "sizing", "is", "modelled:"]
+    words += [f"V({v})," for v, r in RELEASES.items() if r.sizing is not None]
+    words[-1] = words[-1][:-1] + "."
+    lines, line = [], '"' + words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) > 110:
+            lines.append(line)
+            line = word
+        else:
+            line += " " + word
+    return "\n        ".join(lines + [line + '"'])
 
 
 def main() -> int:

@@ -27,7 +27,6 @@ import urllib.error
 import urllib.request
 import zipfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import parse_wheel_filename
@@ -130,7 +129,7 @@ def remote_wheel_metadata(file: dict) -> tuple[str, str]:
     except urllib.error.HTTPError as exc:
         if exc.code != 404:
             raise
-        name, version, _, _ = parse_wheel_filename(file["filename"])
+        name, version = parse_wheel_filename(file["filename"])[:2]
         member = f"{name.replace('-', '_')}-{version}.dist-info/METADATA"
         with zipfile.ZipFile(HttpRangeFile(file["url"])) as archive:
             text = archive.read(member).decode("utf-8")
@@ -185,7 +184,7 @@ def cuda_of_torch(torch_version: str, torch_files: list[dict], notes: list[str])
     for file in torch_files:
         if not file["filename"].endswith(".whl") or file.get("yanked"):
             continue
-        _, version, _, tags = parse_wheel_filename(file["filename"])
+        version, tags = parse_wheel_filename(file["filename"])[1::2]
         if str(version) == torch_version and any(
             t.interpreter == TARGET_INTERPRETER and t.platform.startswith("manylinux")
             and t.platform.endswith(TORCH_PLATFORM_SUFFIX) for t in tags
@@ -196,7 +195,7 @@ def cuda_of_torch(torch_version: str, torch_files: list[dict], notes: list[str])
         return None
     file = candidates[0]
     text, how = remote_wheel_metadata(file)
-    _, requirements = parse_metadata(text)
+    requirements = parse_metadata(text)[1]
     for requirement in requirements:
         name = requirement.name.lower()
         if name.startswith(CUDA_RUNTIME_PREFIX) or name == "cuda-toolkit":
@@ -221,7 +220,7 @@ def python_tags(version: str, sglang_files: list[dict]) -> list[str]:
     tags = set()
     for file in sglang_files:
         if file["filename"].endswith(".whl"):
-            _, file_version, _, file_tags = parse_wheel_filename(file["filename"])
+            file_version, file_tags = parse_wheel_filename(file["filename"])[1::2]
             if str(file_version) == version:
                 tags.update(t.interpreter for t in file_tags)
     return sorted(tags, key=lambda t: (len(t), t))

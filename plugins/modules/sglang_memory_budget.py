@@ -64,7 +64,9 @@ options:
   sglang_version:
     description:
       - The SGLang release whose accounting is replayed.
-      - "Releases whose startup sizing is modelled: V(0.5.9), V(0.5.10), V(0.5.10.post1), V(0.5.11), V(0.5.12), V(0.5.12.post1), V(0.5.13), V(0.5.13.post1), V(0.5.14), V(0.5.15), V(0.5.15.post1), V(0.5.16), V(0.5.17), V(0.5.18), V(0.5.19), V(0.5.20), V(0.5.21), V(0.5.22), V(0.5.23)."
+      - "Releases whose startup sizing is modelled: V(0.5.9), V(0.5.10), V(0.5.10.post1), V(0.5.11), V(0.5.12),
+        V(0.5.12.post1), V(0.5.13), V(0.5.13.post1), V(0.5.14), V(0.5.15), V(0.5.15.post1), V(0.5.16), V(0.5.17),
+        V(0.5.18), V(0.5.19), V(0.5.20), V(0.5.21), V(0.5.22), V(0.5.23)."
       - The collection knows the flags and install pins of every release from V(0.5.9) to V(0.5.23); a release
         whose sizing is not modelled yet is refused by name unless O(allow_nearest_profile) is set.
     type: str

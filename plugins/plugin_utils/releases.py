@@ -45,7 +45,7 @@ class InstallPins:
     @property
     def python_min(self) -> str:
         """The lowest Python the wheel admits (``>=3.11`` -> ``3.11``)."""
-        return self.requires_python.lstrip(">=").split(",")[0].strip()
+        return self.requires_python.lstrip(">=").split(",", maxsplit=1)[0].strip()
 
     @property
     def cuda_major(self) -> str:

@@ -14,7 +14,6 @@ import fnmatch
 import http.server
 import json
 import pathlib
-import re
 import subprocess
 import sys
 import threading

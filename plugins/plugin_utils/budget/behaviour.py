@@ -65,8 +65,8 @@ class SizingBehaviour:
     prefill_graphs: PrefillGraphScheme
     mla_prefill_graph_max_tokens: Callable[[int], int]  # chunked_prefill_size -> MLA prefill graph max tokens
     attn_dp_size_flag: bool                     # --attn-dp-size sets the attention DP width directly
-    spec_v2_env_default: Optional[bool]         # speculation keeps the overlap schedule only with SGLANG_ENABLE_SPEC_V2
-                                                # (its default here); None: the release has no such switch
+    # speculation keeps the overlap schedule only with SGLANG_ENABLE_SPEC_V2 (its default here); None: no such switch
+    spec_v2_env_default: Optional[bool]
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
     trtllm_mha_page_sizes: Tuple[int, ...]      # page sizes trtllm_mha keeps; any other becomes 64
     hybrid_sm100_model_overrides: bool          # SM100 GDN backend: trtllm_mha unless page 1 is needed

@@ -13,6 +13,7 @@ The startup order replayed for every release in the registry (``plugin_utils/rel
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import struct
@@ -256,10 +257,10 @@ def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
         return None
     try:
         val = float(val)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise BudgetInputError(f"gpus[{idx}].{key}", f"must be a number, got {val!r}",
                                "pass the nvidia_gpu_info facts or numbers in MiB") from None
-    if val < 0 or val != val or val > _MAX_GPU_MIB:
+    if math.isnan(val) or val < 0 or val > _MAX_GPU_MIB:
         raise BudgetInputError(f"gpus[{idx}].{key}", f"must be from 0 to {_MAX_GPU_MIB} (MiB; GiB for "
                                                      f"pre_model_load_gib), got {val}", "pass MiB figures")
     return val

@@ -17,6 +17,7 @@ Sources (SGLang 0.5.9 and 0.5.23 wheels, package-relative):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -331,7 +332,7 @@ def _check_fields(cfg: Dict[str, Any], where: str) -> None:
         value = cfg.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or \
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and math.isnan(value)) or \
                 not low <= value <= high or int(value) != value:
             raise BudgetInputError(f"model.config.{where}{key}",
                                    f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
@@ -374,8 +375,8 @@ def _check_quant(qc: Dict[str, Any], where: str) -> None:
                                    f"must be a string, got {qc[key]!r:.60}", _FIX)
     for key in ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"):
         if qc.get(key) is not None and not isinstance(qc[key], list):
-            raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a list, got "
-                                                                                    f"{qc[key]!r:.60}", _FIX)
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
+                                   f"must be a list, got {qc[key]!r:.60}", _FIX)
 
 
 def validate_config_fields(config: Dict[str, Any]) -> None:

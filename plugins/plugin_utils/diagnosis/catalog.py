@@ -799,4 +799,3 @@ ERRORISH_RE = re.compile(
     r"core dumped|Aborted|status=\d+/|Failed with result",
     re.IGNORECASE,
 )
-

@@ -129,7 +129,6 @@ def test_no_budget_code_names_a_release():
     assert hits == [], "release facts belong in plugin_utils/releases.py"
 
 
-
 def test_a_release_read_only_from_source_says_so():
     """A new release's entry is verified_by "source" until its oracle fixture agrees (CONTRIBUTING.md)."""
     checked = run("llama8b-h100", RELEASES["0.5.23"])

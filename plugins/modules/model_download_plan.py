@@ -41,7 +41,11 @@ options:
     type: str
     required: true
   endpoint:
-    description: Base URL of the hub; the C(HF_ENDPOINT) convention.
+    description:
+      - Base URL of the hub; the C(HF_ENDPOINT) convention.
+      - Must be C(https://); C(http://) is accepted only on a loopback address (a local stand-in or mirror).
+      - The token is sent only to this endpoint's origin; a redirect to another host or scheme is followed
+        without it.
     type: str
     default: https://huggingface.co
   token:
@@ -144,12 +148,15 @@ import json
 import os
 
 from urllib.error import HTTPError, URLError
-from urllib.parse import quote
+from urllib.parse import quote, urljoin, urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 
 INDEX_NAME = "model.safetensors.index.json"
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
+LOOPBACK_HOSTS = ("localhost", "::1")
 GIB = 1024.0 ** 3
 
 
@@ -189,13 +196,47 @@ def explain_http_error(status, error_code, repo_id, revision, endpoint):
     return "the hub answered HTTP %d for %s@%s; retry later or check %s" % (status, repo_id, revision, endpoint)
 
 
+def _origin(url):
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+
+
+def check_endpoint(endpoint):
+    """Refuse an endpoint that would carry the token and the file list in clear text over the network."""
+    scheme, host, _port = _origin(endpoint)
+    if scheme == "https" and host:
+        return
+    if scheme == "http" and host and (host in LOOPBACK_HOSTS or host.startswith("127.")):
+        return
+    raise PlanError("endpoint %r (sglang_install_hf_endpoint) must be an https:// URL; http:// is accepted only on a "
+                    "loopback address, for a local stand-in. Use https://huggingface.co or your mirror's https "
+                    "address." % endpoint)
+
+
+def _open_json(url, token, validate_certs, timeout, endpoint):
+    """GET url, following redirects by hand: the token goes only to the endpoint's origin, never downgraded."""
+    home = _origin(endpoint)
+    for _hop in range(MAX_REDIRECTS + 1):
+        headers = {"User-Agent": "llmops.sglang model_download_plan"}
+        if token and _origin(url) == home:
+            headers["Authorization"] = "Bearer %s" % token
+        try:
+            response = open_url(url, headers=headers, validate_certs=validate_certs, timeout=timeout,
+                                follow_redirects="none")
+            return json.loads(response.read().decode("utf-8"))
+        except HTTPError as exc:
+            if exc.code not in REDIRECT_STATUSES:
+                raise
+            target = urljoin(url, exc.headers.get("Location") or exc.filename or "")
+            if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
+                raise PlanError("the hub redirected %s to %s, which is not https; refusing to follow it" % (url, target))
+            url = target
+    raise PlanError("the hub redirected more than %d times from %s; check the endpoint" % (MAX_REDIRECTS, endpoint))
+
+
 def _get_json(url, token, validate_certs, timeout, repo_id, revision, endpoint):
-    headers = {"User-Agent": "llmops.sglang model_download_plan"}
-    if token:
-        headers["Authorization"] = "Bearer %s" % token
     try:
-        response = open_url(url, headers=headers, validate_certs=validate_certs, timeout=timeout)
-        return json.loads(response.read().decode("utf-8"))
+        return _open_json(url, token, validate_certs, timeout, endpoint)
     except HTTPError as exc:
         raise PlanError(explain_http_error(exc.code, exc.headers.get("X-Error-Code"), repo_id, revision, endpoint))
     except (URLError, OSError) as exc:
@@ -208,6 +249,7 @@ def _get_json(url, token, validate_certs, timeout, repo_id, revision, endpoint):
 
 def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patterns, validate_certs, timeout):
     """Commit and [{name, size}] of the selected files of repo_id@revision."""
+    check_endpoint(endpoint)
     base = endpoint.rstrip("/")
     info = _get_json("%s/api/models/%s/revision/%s?blobs=true" % (base, repo_id, quote(revision, safe="")),
                      token, validate_certs, timeout, repo_id, revision, endpoint)

@@ -56,6 +56,15 @@ def hub(tmp_path):
             "org/nosizes": {"dir": str(model), "commit": COMMIT, "omit_sizes": True},
         }
 
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            # A renamed repository: the real hub answers with a redirect to the new name on the same host.
+            if "/org/renamed/" in self.path:
+                self.send_response(307)
+                self.send_header("Location", self.path.replace("/org/renamed/", "/org/private/"))
+                self.end_headers()
+                return
+            super().do_GET()
+
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -104,6 +113,55 @@ def test_hub_errors_are_explained(hub, kwargs, message):
 
 def test_right_token_and_pinned_commit_work(hub):
     assert plan(hub, repo_id="org/private", revision=COMMIT, token="hf_right")[0] == COMMIT
+
+
+def _redirector(target_base, seen_tokens):
+    """A loopback server that answers every GET with a 307 to target_base + the same path, recording the token."""
+    from http.server import BaseHTTPRequestHandler
+
+    class Redirect(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            seen_tokens.append(self.headers.get("Authorization"))
+            self.send_response(307)
+            self.send_header("Location", target_base + self.path)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_token_is_not_forwarded_to_another_origin_on_a_redirect(hub):
+    """The hub stand-in (another origin: another port) receives the redirected request without the bearer token."""
+    seen_at_endpoint = []
+    front = _redirector(hub, seen_at_endpoint)
+    try:
+        with pytest.raises(PlanError, match="HTTP 401"):
+            plan("http://127.0.0.1:%d" % front.server_address[1], repo_id="org/private", token="hf_right")
+    finally:
+        front.shutdown()
+        front.server_close()
+    assert seen_at_endpoint == ["Bearer hf_right"]
+
+
+def test_token_is_kept_on_a_same_origin_redirect(hub):
+    """A redirect within the endpoint's origin (the hub's answer for a renamed repo) keeps the token."""
+    assert plan(hub, repo_id="org/renamed", revision=COMMIT, token="hf_right")[0] == COMMIT
+
+
+@pytest.mark.parametrize("endpoint", ["http://hub.invalid", "ftp://127.0.0.1/", "huggingface.co",
+                                      "http://hub.invalid:8080"])
+def test_a_clear_text_or_malformed_endpoint_is_refused_before_any_request(endpoint, monkeypatch):
+    def no_request(*args, **kwargs):
+        raise AssertionError("a request was made to %s" % (args,))
+
+    # No request may leave this machine, even if the check regresses.
+    monkeypatch.setattr("ansible_collections.llmops.sglang.plugins.modules.model_download_plan.open_url", no_request)
+    with pytest.raises(PlanError, match="must be an https:// URL"):
+        plan(endpoint, token="hf_right")
 
 
 def test_unreachable_endpoint_is_explained():

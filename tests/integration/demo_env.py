@@ -88,16 +88,9 @@ def _write_json(path, data):
         json.dump(data, handle, indent=2)
 
 
-def up(state):
-    """Start fakepve, the fake node and the container; write the settings the demo inventory reads."""
-    down(state)
-    os.makedirs(state, mode=0o700, exist_ok=True)
-    _run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-days", "2", "-subj", "/CN=fakepve", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-         "-keyout", os.path.join(state, "fakepve.key"), "-out", os.path.join(state, "fakepve.crt"))
-    _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "llmops-demo", "-f", os.path.join(state, "id_ed25519"))
-    password = secrets.token_urlsafe(18)
-    settings = {
+def demo_settings(state):
+    """The settings the demo inventory reads. The PVE root password and the SGLang API key are separate secrets."""
+    return {
         "state": state,
         "repo": REPO,
         "wheelhouse": WHEELHOUSE,
@@ -110,9 +103,22 @@ def up(state):
         "ca_path": os.path.join(state, "fakepve.crt"),
         "private_key": os.path.join(state, "id_ed25519"),
         "known_hosts": os.path.join(state, "known_hosts"),
-        "root_password": password,
+        "root_password": secrets.token_urlsafe(18),
+        "api_key": secrets.token_urlsafe(24),
         "node": NODE,
     }
+
+
+def up(state):
+    """Start fakepve, the fake node and the container; write the settings the demo inventory reads."""
+    down(state)
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    _run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+         "-days", "2", "-subj", "/CN=fakepve", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-keyout", os.path.join(state, "fakepve.key"), "-out", os.path.join(state, "fakepve.crt"))
+    _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "llmops-demo", "-f", os.path.join(state, "id_ed25519"))
+    settings = demo_settings(state)
+    password = settings["root_password"]
     _write_json(os.path.join(state, "settings.json"), settings)
     _write_json(os.path.join(state, "node.json"), NODE)
     _write_json(os.path.join(state, "pct.json"), {
@@ -216,7 +222,7 @@ def main():
         settings = up(args.state)
         if args.with_model:
             place_model(settings)
-        print(json.dumps({k: v for k, v in settings.items() if k != "root_password"}, indent=2))
+        print(json.dumps({k: v for k, v in settings.items() if k not in ("root_password", "api_key")}, indent=2))
     else:
         down(args.state)
 

@@ -4,7 +4,8 @@
 - Issue 15 item 3: `--tags service` starts the service on the directory a full run downloads into. The probe runs
   sglang_install's real path resolution (tasks/validate.yml: set_fact and assert only, nothing on the target) and
   evaluates the service play's model_path without the install play's facts, as `--tags service` does.
-- Issue 15 item 16: a real deployment requires its GPUs; only the GPU-less demo stand-ins turn that off.
+- Issue 15 item 16: a real deployment requires its GPUs; only the GPU-less demo stand-ins turn that off. The
+  demo's SGLang API key is its own secret, not the PVE root password.
 """
 import json
 import os
@@ -18,6 +19,9 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.dirname(sys.executable)
 ENV = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
            ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
+
+sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
+from demo_env import demo_settings  # noqa: E402  pylint: disable=wrong-import-position
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")),
                                 reason="run `make link` first")
@@ -36,10 +40,8 @@ def _run(inventory, probe, tmp_path):
     """Run the probe plays on the inventory (locally: nothing reaches a host) and return the JSON callback's plays."""
     playbook = tmp_path / "probe.yml"
     playbook.write_text(yaml.safe_dump(probe), encoding="utf-8")
-    # The demo inventory reads the settings `make demo` writes for its loopback stand-ins; these are never used.
-    settings = {"repo": REPO, "api_port": 18106, "ca_path": "/dev/null", "known_hosts": "/dev/null",
-                "private_key": "/dev/null", "root_password": "unused", "template": "unused", "wheelhouse": "/dev/null"}
-    (tmp_path / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    # The demo inventory reads the settings `make demo` writes for its loopback stand-ins (nothing is started here).
+    (tmp_path / "settings.json").write_text(json.dumps(demo_settings(str(tmp_path))), encoding="utf-8")
     proc = subprocess.run([os.path.join(BIN, "ansible-playbook"), "-i", os.path.join(REPO, "inventories", inventory),
                            str(playbook), "-e", "ansible_connection=local"],
                           cwd=REPO, env=dict(ENV, LLMOPS_DEMO_STATE=str(tmp_path)),
@@ -82,3 +84,11 @@ def test_a_real_deployment_requires_its_gpus(inventory, required, tmp_path):
     debug = _run(inventory, probe, tmp_path)[0]["tasks"][0]["hosts"]
     assert debug
     assert {host: result["msg"] for host, result in debug.items()} == {host: required for host in debug}
+
+
+def test_the_demo_api_key_is_not_the_pve_password(tmp_path):
+    probe = [{"name": "demo secrets", "hosts": "sglang_containers", "gather_facts": False,
+              "tasks": [{"ansible.builtin.debug": {"msg": "{{ sglang_service_api_key | length >= 24 and"
+                                                          " sglang_service_api_key != proxmox_lxc_api_password }}"}}]}]
+    debug = _run("demo", probe, tmp_path)[0]["tasks"][0]["hosts"]
+    assert debug and all(result["msg"] is True for result in debug.values())

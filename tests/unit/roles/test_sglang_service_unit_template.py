@@ -48,3 +48,12 @@ def test_an_ordinary_model_path_renders_unchanged():
     unit = render("/srv/models/Qwen3-8B ü")
     assert "Description=SGLang server for Qwen3-8B ü (llmops.sglang)" in unit.splitlines()
     assert "# SGLang 0.5.9 serving /srv/models/Qwen3-8B ü; every flag below was" in unit
+
+
+def test_the_server_runs_sandboxed_without_losing_the_gpus():
+    """Issue 15 item 16: privilege gain, setuid, realtime and personality changes are off; no device is hidden."""
+    lines = render("/srv/models/Qwen3-8B").splitlines()
+    for setting in ("NoNewPrivileges=yes", "RestrictSUIDSGID=yes", "RestrictRealtime=yes", "LockPersonality=yes",
+                    "SystemCallArchitectures=native"):
+        assert setting in lines
+    assert not [line for line in lines if line.startswith(("PrivateDevices=", "DevicePolicy=", "DeviceAllow="))]

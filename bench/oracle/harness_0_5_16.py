@@ -125,37 +125,18 @@ class Harness0516(Harness0519):
     def max_mamba_cache_size(self, sa, kvc):
         return sa.max_mamba_cache_size if kvc.mambaish_config is not None else None
 
-    def resolved(self, sa, mc) -> dict:
-        def g(name):
-            return getattr(sa, name, None)
+    # 0.5.23's fields, read from the ServerArgs itself (no runtime_context before 0.5.17)
+    RESOLVED_FIELDS = (
+        "mem_fraction_static", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "page_size",
+        "attention_backend", "prefill_attention_backend", "decode_attention_backend", "speculative_algorithm",
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "disable_radix_cache",
+        "disable_overlap_schedule", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
+        "mamba_ssm_dtype", "kv_cache_dtype", "cuda_graph_max_bs_decode", "cuda_graph_max_bs_prefill",
+        "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "context_length", "max_total_tokens")
 
-        return {
-            "mem_fraction_static": g("mem_fraction_static"),
-            "chunked_prefill_size": g("chunked_prefill_size"),
-            "max_prefill_tokens": g("max_prefill_tokens"),
-            "max_running_requests": g("max_running_requests"),
-            "page_size": g("page_size"),
-            "attention_backend": g("attention_backend"),
-            "prefill_attention_backend": g("prefill_attention_backend"),
-            "decode_attention_backend": g("decode_attention_backend"),
-            "speculative_algorithm": g("speculative_algorithm"),
-            "speculative_num_steps": g("speculative_num_steps"),
-            "speculative_eagle_topk": g("speculative_eagle_topk"),
-            "speculative_num_draft_tokens": g("speculative_num_draft_tokens"),
-            "disable_radix_cache": g("disable_radix_cache"),
-            "disable_overlap_schedule": g("disable_overlap_schedule"),
-            "mamba_radix_cache_strategy": g("mamba_radix_cache_strategy"),
-            "mamba_full_memory_ratio": g("mamba_full_memory_ratio"),
-            "max_mamba_cache_size": g("max_mamba_cache_size"),
-            "mamba_ssm_dtype": g("mamba_ssm_dtype"),
-            "kv_cache_dtype": g("kv_cache_dtype"),
-            "cuda_graph_max_bs_decode": g("cuda_graph_max_bs_decode"),
-            "cuda_graph_max_bs_prefill": g("cuda_graph_max_bs_prefill"),
-            "cuda_graph_backend_decode": str(g("cuda_graph_backend_decode")),
-            "cuda_graph_backend_prefill": str(g("cuda_graph_backend_prefill")),
-            "context_length": mc.context_len if mc is not None else g("context_length"),
-            "max_total_tokens": g("max_total_tokens"),
-        }
+    def resolved(self, sa, mc) -> dict:
+        return hc.resolved_args(sa, mc, self.RESOLVED_FIELDS,
+                                as_text=("cuda_graph_backend_decode", "cuda_graph_backend_prefill"))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ step whose signature differs between releases is one method.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -35,13 +34,14 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import fakedev  # noqa: E402  (stubs first, then any sglang import)
 import harness_common as hc  # noqa: E402
+from harness_common import main  # noqa: E402,F401  (the adapter modules' entry point)
 from cases import GPUS, to_argv, version_args  # noqa: E402
 
 GIB = 1 << 30
 FakeGroup = hc.FakeGroup
 
 
-class Harness0523:
+class Harness0523(hc.GroupRunner):
     """SGLang 0.5.23: the sizing steps of ModelRunner / KVCacheConfigurator, called one by one."""
 
     VERSION = "0.5.23"
@@ -394,18 +394,6 @@ class Harness0523:
 
     def worker_check_at(self, which: str) -> str:
         return self.WORKER_CHECKS[which]
-
-    def main(self, group_path: str, out_path: str) -> None:
-        group = json.load(open(group_path))
-        self.setup(group[0]["gpu"], group[0]["pre_model_load_gib"])
-        self.import_sglang()
-        hc.run_group(group, self.run_case, out_path)
-
-
-def main(adapter_cls) -> None:
-    """Entry point of every adapter module: ``python harness_X.py GROUP.json OUT.jsonl [VERSION]``."""
-    version = sys.argv[3] if len(sys.argv) > 3 else None
-    adapter_cls(version).main(sys.argv[1], sys.argv[2])
 
 
 if __name__ == "__main__":

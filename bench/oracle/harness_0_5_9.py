@@ -29,7 +29,6 @@ still size inside the ``ModelRunner`` constructor (harness_0_5_10.py).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -42,6 +41,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import fakedev  # noqa: E402  (stubs first, then any sglang import)
 import harness_common as hc  # noqa: E402
+from harness_common import main  # noqa: E402,F401  (the adapter modules' entry point)
 from cases import GPUS, to_argv, version_args  # noqa: E402
 
 GIB = 1 << 30
@@ -100,7 +100,7 @@ def _meta_load_model(self, *, model_config, device_config):
     return model.eval()
 
 
-class Harness059:
+class Harness059(hc.GroupRunner):
     """SGLang 0.5.9: the real ModelRunner constructor, cut where it would start cuBLAS."""
 
     VERSION = "0.5.9"
@@ -183,35 +183,17 @@ class Harness059:
         if hasattr(memory_pool.MHATokenToKVPool, "_init_kv_copy_and_warmup"):
             memory_pool.MHATokenToKVPool._init_kv_copy_and_warmup = lambda self: None
 
-    def resolved(self, sa, mc) -> dict:
-        def g(name):
-            return getattr(sa, name, None)
+    # The resolved server args a fixture records (harness_common.resolved_args), in this order
+    RESOLVED_FIELDS = (
+        "mem_fraction_static", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "page_size",
+        "attention_backend", "prefill_attention_backend", "decode_attention_backend", "speculative_algorithm",
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "disable_radix_cache",
+        "disable_overlap_schedule", "mamba_scheduler_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
+        "mamba_ssm_dtype", "kv_cache_dtype", "cuda_graph_max_bs", "cuda_graph_bs", "context_length",
+        "max_total_tokens")
 
-        return {
-            "mem_fraction_static": g("mem_fraction_static"),
-            "chunked_prefill_size": g("chunked_prefill_size"),
-            "max_prefill_tokens": g("max_prefill_tokens"),
-            "max_running_requests": g("max_running_requests"),
-            "page_size": g("page_size"),
-            "attention_backend": g("attention_backend"),
-            "prefill_attention_backend": g("prefill_attention_backend"),
-            "decode_attention_backend": g("decode_attention_backend"),
-            "speculative_algorithm": g("speculative_algorithm"),
-            "speculative_num_steps": g("speculative_num_steps"),
-            "speculative_eagle_topk": g("speculative_eagle_topk"),
-            "speculative_num_draft_tokens": g("speculative_num_draft_tokens"),
-            "disable_radix_cache": g("disable_radix_cache"),
-            "disable_overlap_schedule": g("disable_overlap_schedule"),
-            "mamba_scheduler_strategy": g("mamba_scheduler_strategy"),
-            "mamba_full_memory_ratio": g("mamba_full_memory_ratio"),
-            "max_mamba_cache_size": g("max_mamba_cache_size"),
-            "mamba_ssm_dtype": g("mamba_ssm_dtype"),
-            "kv_cache_dtype": g("kv_cache_dtype"),
-            "cuda_graph_max_bs": g("cuda_graph_max_bs"),
-            "cuda_graph_bs": g("cuda_graph_bs"),
-            "context_length": mc.context_len if mc is not None else g("context_length"),
-            "max_total_tokens": g("max_total_tokens"),
-        }
+    def resolved(self, sa, mc) -> dict:
+        return hc.resolved_args(sa, mc, self.RESOLVED_FIELDS)
 
     def run_case(self, case: dict) -> dict:
         from sglang.srt.configs.model_config import ModelConfig
@@ -312,18 +294,6 @@ class Harness059:
         if not (max_req_len > 0 and max_req_input_len > 0):
             raise hc.WorkerCheckFailed("Memory pool size is too small", self.WORKER_CHECKS["pool"])
         return max_req_len, max_req_input_len
-
-    def main(self, group_path: str, out_path: str) -> None:
-        group = json.load(open(group_path))
-        self.setup(group[0]["gpu"], group[0]["pre_model_load_gib"])
-        self.import_sglang()
-        hc.run_group(group, self.run_case, out_path)
-
-
-def main(adapter_cls) -> None:
-    """Entry point of the adapter modules of this family: ``python harness_X.py GROUP OUT [VERSION]``."""
-    version = sys.argv[3] if len(sys.argv) > 3 else None
-    adapter_cls(version).main(sys.argv[1], sys.argv[2])
 
 
 if __name__ == "__main__":

@@ -198,3 +198,31 @@ def tensor_bytes_excluding(module, seen: set) -> tuple[int, int]:
             seen.add(id(t))
             buffers += t.numel() * t.element_size()
     return params, buffers
+
+
+class GroupRunner:
+    """The part every harness family shares: run one group of cases (same GPU and baseline) in this process."""
+
+    def main(self, group_path: str, out_path: str) -> None:
+        group = json.load(open(group_path))
+        self.setup(group[0]["gpu"], group[0]["pre_model_load_gib"])
+        self.import_sglang()
+        run_group(group, self.run_case, out_path)
+
+
+def main(adapter_cls) -> None:
+    """Entry point of every adapter module: ``python harness_X.py GROUP.json OUT.jsonl [VERSION]``."""
+    version = sys.argv[3] if len(sys.argv) > 3 else None
+    adapter_cls(version).main(sys.argv[1], sys.argv[2])
+
+
+def resolved_args(sa, mc, fields, as_text=()) -> dict:
+    """The resolved server args a fixture records, in ``fields`` order: each read from the ServerArgs (None when
+    the release lacks it), ``context_length`` from the model config, the ``as_text`` ones as strings."""
+    out = {}
+    for name in fields:
+        value = getattr(sa, name, None)
+        if name == "context_length" and mc is not None:
+            value = mc.context_len
+        out[name] = str(value) if name in as_text else value
+    return out

@@ -1,5 +1,5 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""SGLang 0.5.19 / 0.5.20's startup sizing: harness_0_5_22.py with the older distributed bootstrap.
+"""SGLang 0.5.19 / 0.5.20's startup sizing: harness_0_5_21.py with the older distributed bootstrap.
 
 Usage (inside the release's venv): ``python harness_0_5_19.py GROUP.json OUT.jsonl VERSION``.
 
@@ -14,8 +14,8 @@ What differs from 0.5.22, from 0.5.19's source:
   ``ModelRunner.init_torch_distributed``, model_runner.py:1106-1119), which also creates
   the process groups, initialises DP attention and layernorm SP, and checks TP balance.
   It runs for real; only the NCCL groups are stand-ins (below).
-- ``EagleDraftWorker.__init__`` enters ``draft_tp_context(attn_tp_group)`` only with DP
-  attention and EAGLE3, else ``empty_context()`` (eagle_worker_v2.py:164-173).
+- ``EagleDraftWorker.__init__`` enters ``draft_tp_context(attn_tp_group)`` (no ``owns_attention``)
+  only with DP attention and EAGLE3, else ``empty_context()`` (eagle_worker_v2.py:164-173).
 - ``is_post_capture_kv_active(server_args, is_draft_worker)`` and
   ``resolve_layer_indices(..., spec_algorithm)`` have their older signatures.
 - 0.5.20 only: ``models/deepseek_v2.py`` imports ``deep_gemm`` through
@@ -31,11 +31,10 @@ backend queries (the case's GPU count, 0, nccl): the NCCL world is never created
 
 from __future__ import annotations
 
-import functools
 
 import fakedev
 import harness_common as hc
-from harness_0_5_22 import Harness0522
+from harness_0_5_21 import Harness0521
 from harness_0_5_23 import main
 
 
@@ -43,12 +42,13 @@ def _group_of_rank0(group_ranks) -> list:
     return next(ranks for ranks in group_ranks if 0 in ranks)
 
 
-class Harness0519(Harness0522):
+class Harness0519(Harness0521):
     VERSION = "0.5.19"
     # TpModelWorker.alloc_memory_pool (tp_worker.py:427 / :433 in 0.5.19 and 0.5.20)
     WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:427",
                      "pool": "sglang/srt/managers/tp_worker.py:433"}
     SHIM_VERSIONS = {"flashinfer": "0.6.18"}  # METADATA: flashinfer_python[cu13]==0.6.18 (both)
+    DRAFT_TP_CONTEXT_KWARGS: dict = {}  # draft_tp_context(group) only
 
     def __init__(self, version: str | None = None):
         super().__init__(version)
@@ -97,31 +97,6 @@ class Harness0519(Harness0522):
         result = bootstrap.init_torch_distributed(server_args=sa, model_config=mc, device="cuda", ps=self.ps,
                                                   dist_port=0, is_draft_worker=False, local_omp_cpuid=None)
         return result.pre_model_load_memory
-
-    def draft_layout(self, aux, alg):
-        return None
-
-    def draft_build_contexts(self, sa, layout) -> list:
-        from sglang.srt.layers.moe.utils import (draft_model_build_scope,
-                                                 speculative_moe_a2a_backend_context,
-                                                 speculative_moe_backend_context)
-        from sglang.srt.runtime_context import get_parallel, get_spec
-        from sglang.srt.speculative import eagle_worker_v2 as ew
-        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
-
-        par = get_parallel()
-        alg = SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm)
-        if par.enable_dp_attention and alg.is_eagle3():
-            tp_scope = functools.partial(ew.draft_tp_context, par.attn_tp_group)
-        else:
-            tp_scope = ew.empty_context
-        return [tp_scope, ew.draft_pp_context, speculative_moe_backend_context,
-                speculative_moe_a2a_backend_context, draft_model_build_scope]
-
-    def post_capture_kv_active(self, sa, alg) -> bool:
-        from sglang.srt.model_executor.model_runner_components.kv_pool_runtime import is_post_capture_kv_active
-
-        return is_post_capture_kv_active(server_args=sa, is_draft_worker=False)
 
     def layer_info(self, model, mc, alg):
         from sglang.srt.model_executor.model_runner_components.layer_setup import resolve_layer_indices

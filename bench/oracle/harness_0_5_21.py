@@ -29,6 +29,8 @@ class Harness0521(Harness0522):
                      "pool": "sglang/srt/managers/tp_worker.py:415"}
     SHIM_VERSIONS = {"flashinfer": "0.6.18"}  # METADATA: flashinfer_python[cu13]==0.6.18
     SHIM_DEEP_GEMM = True  # dsa_backend.py:99-100, reached from models/deepseek_v2.py at import
+    # eagle_worker_v2.draft_tp_context's keyword for an attention-DP EAGLE3 draft (0.5.19/0.5.20 have none)
+    DRAFT_TP_CONTEXT_KWARGS = {"owns_attention": True}
 
     def draft_layout(self, aux, alg):
         return None
@@ -44,7 +46,7 @@ class Harness0521(Harness0522):
         par = get_parallel()
         alg = SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm)
         if par.enable_dp_attention and alg.is_eagle3():
-            tp_scope = functools.partial(ew.draft_tp_context, par.attn_tp_group, owns_attention=True)
+            tp_scope = functools.partial(ew.draft_tp_context, par.attn_tp_group, **self.DRAFT_TP_CONTEXT_KWARGS)
         else:
             tp_scope = ew.empty_context
         return [tp_scope, ew.draft_pp_context, speculative_moe_backend_context,

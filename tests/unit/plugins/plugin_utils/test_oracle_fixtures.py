@@ -61,15 +61,19 @@ def _completed(cases):
     return [c for c in cases if not c.get("harness_error") and (c["result"] or c["error"])]
 
 
-def test_provenance_names_the_pinned_wheel(fixture):
+def _assert_provenance(fixture, provenance):
     version, data = fixture
-    want = PROVENANCE[version]
+    want = provenance[version]
     assert data["sglang_version"] == version
     assert data["wheel_filename"] == want["wheel_filename"]
     assert data["wheel_sha256"] == want["wheel_sha256"]
     assert data["transformers_version"] == want["transformers_version"]
     assert data["torch_version"].startswith("2.13.0")  # the CPU build; see bench/oracle/README.md
     assert "bench/oracle" in data["generated_by"] and want["harness"] in data["generated_by"]
+
+
+def test_provenance_names_the_pinned_wheel(fixture):
+    _assert_provenance(fixture, PROVENANCE)
 
 
 def test_recorded_sha256_matches_a_local_wheel_when_present(fixture):
@@ -318,14 +322,7 @@ def subset_fixture(request):
 
 
 def test_subset_provenance_names_the_pinned_wheel(subset_fixture):
-    version, data = subset_fixture
-    want = SUBSET_PROVENANCE[version]
-    assert data["sglang_version"] == version
-    assert data["wheel_filename"] == want["wheel_filename"]
-    assert data["wheel_sha256"] == want["wheel_sha256"]
-    assert data["transformers_version"] == want["transformers_version"]
-    assert data["torch_version"].startswith("2.13.0")
-    assert "bench/oracle" in data["generated_by"] and want["harness"] in data["generated_by"]
+    _assert_provenance(subset_fixture, SUBSET_PROVENANCE)
     test_recorded_sha256_matches_a_local_wheel_when_present(subset_fixture)
 
 

@@ -14,17 +14,17 @@ import sys
 
 import pytest
 import yaml
+from ansible_adhoc import COLLECTIONS, HAVE_COLLECTIONS, NO_COLLECTIONS_REASON
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.path.dirname(sys.executable)
-ENV = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
+ENV = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS),
            ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
 
 sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
 from demo_env import demo_settings  # noqa: E402  pylint: disable=wrong-import-position
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(os.path.join(REPO, ".build", "collections")),
-                                reason="run `make link` first")
+pytestmark = pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
 
 
 def _play(plays, name):

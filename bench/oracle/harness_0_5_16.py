@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 
+import harness_common as hc
 from harness_0_5_19 import Harness0519
 from harness_0_5_23 import main
 

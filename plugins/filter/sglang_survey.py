@@ -8,7 +8,8 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import INT, LIST, MAPPING, NONE, TEXT, require_input
-from ansible_collections.llmops.sglang.plugins.plugin_utils.survey import SurveyError, apply_survey, gpu_selection
+from ansible_collections.llmops.sglang.plugins.plugin_utils.survey import (
+    Model, SurveyError, apply_survey, declared_models, gpu_selection, select_model)
 
 
 def sglang_apply_survey(server_args, answers):
@@ -36,8 +37,33 @@ def sglang_survey_gpus(answer, default=None):
         raise AnsibleFilterError(str(exc)) from None
 
 
+def sglang_survey_model(answer, models, model_id, model_path, model_config=None, revision=""):
+    """Return the model the survey's Model answer selects (id, path, config, revision, served_model_name,
+    server_args); a blank answer (empty text or None) selects the inventory's model_id, model_path and model_config."""
+    name = "sglang_survey_model"
+    require_input(name, "the input", answer, TEXT + NONE, "the survey's Model answer as text",
+                  "answer a Hugging Face id that the inventory declares, e.g. 'Qwen/Qwen3-8B', or leave it empty")
+    require_input(name, "models", models, MAPPING + NONE, "the inventory's llmops_sglang_models as a dict",
+                  "declare {'ORG/NAME': {path: /srv/models/NAME, config: /path/to/config.json}}, or pass {}")
+    require_input(name, "model_id", model_id, TEXT, "the inventory's llmops_sglang_model_id as text",
+                  "set llmops_sglang_model_id to the Hugging Face id, e.g. Qwen/Qwen3-8B")
+    require_input(name, "model_path", model_path, TEXT, "the inventory's llmops_sglang_model_path as text",
+                  "set llmops_sglang_model_path to the model's directory in the container, e.g. /srv/models/Qwen3-8B")
+    require_input(name, "model_config", model_config, TEXT + NONE, "the inventory's llmops_sglang_model_config as text",
+                  "set it to a controller copy of the model's config.json, or leave it undefined")
+    require_input(name, "revision", revision, TEXT + INT + NONE, "the inventory's sglang_install_model_revision",
+                  "quote the branch, tag or commit sha, e.g. 'main'")
+    inventory = Model(id=model_id, path=model_path, config=model_config or None,
+                      revision="" if revision is None else str(revision))
+    try:
+        return select_model(answer, declared_models(models), inventory).as_dict()
+    except SurveyError as exc:
+        raise AnsibleFilterError(str(exc)) from None
+
+
 class FilterModule:
     """AWX survey filters."""
 
     def filters(self):
-        return {"sglang_apply_survey": sglang_apply_survey, "sglang_survey_gpus": sglang_survey_gpus}
+        return {"sglang_apply_survey": sglang_apply_survey, "sglang_survey_gpus": sglang_survey_gpus,
+                "sglang_survey_model": sglang_survey_model}

@@ -43,6 +43,7 @@ GOOD = {
     "sglang_autotune_fix": (([], 8, 0.9), {"side_effects": ["none"]}),
     "sglang_apply_survey": ((MODEL, {"context_length": 4096}), {}),
     "sglang_survey_gpus": (("2,3",), {"default": [0]}),
+    "sglang_survey_model": (("", {}, "Qwen/Qwen3-8B", "/srv/models/Qwen3-8B"), {"model_config": None, "revision": "main"}),
     "sglang_release": (("0.5.9",), {}),
 }
 WRONG = {
@@ -65,6 +66,9 @@ WRONG = {
                             ("side_effects", "none", "side_effects"), ("side_effects", [1], "side_effects")],
     "sglang_apply_survey": [(0, "x", "the input"), (1, None, "answers"), (1, "x", "answers"), (1, [1], "answers")],
     "sglang_survey_gpus": [(0, {"a": 1}, "the input"), (0, [None], "the input"), ("default", "0", "default")],
+    "sglang_survey_model": [(0, 7, "the input"), (0, ["Qwen/Qwen3-8B"], "the input"), (1, "x", "models"),
+                            (1, [1], "models"), (2, None, "model_id"), (3, 5, "model_path"),
+                            ("model_config", ["c"], "model_config"), ("revision", {"a": 1}, "revision")],
     "sglang_release": [(0, None, "the input"), (0, ["0.5.9"], "the input")],
 }
 CASES = [(name, argument, value, fragment) for name, cases in WRONG.items() for argument, value, fragment in cases]

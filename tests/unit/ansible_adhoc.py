@@ -21,8 +21,9 @@ NO_COLLECTIONS_REASON = "run `make link` first"
 AdhocRun = collections.namedtuple("AdhocRun", "rc result output")
 
 
-def run_adhoc(module: str, args, env: dict | None = None) -> AdhocRun:
-    """``ansible localhost -m MODULE -a ARGS``; ARGS is a dict (sent as JSON) or a ``key=value`` string.
+def run_adhoc(module: str, args, env: dict | None = None, cli_args: tuple = ()) -> AdhocRun:
+    """``ansible localhost -m MODULE -a ARGS [CLI_ARGS]``; ARGS is a dict (sent as JSON) or a ``key=value`` string,
+    CLI_ARGS more options for ``ansible`` (``("--check",)``).
 
     Returns the exit status, the host's task result and the combined stdout + stderr (for messages).
     """
@@ -33,7 +34,7 @@ def run_adhoc(module: str, args, env: dict | None = None) -> AdhocRun:
     run_env.update(env or {})
     proc = subprocess.run(
         [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-m", module,
-         "-a", args if isinstance(args, str) else json.dumps(args)],
+         "-a", args if isinstance(args, str) else json.dumps(args), *cli_args],
         env=run_env, capture_output=True, text=True, timeout=120, check=False,
     )
     output = proc.stdout + proc.stderr

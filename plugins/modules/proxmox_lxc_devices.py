@@ -25,7 +25,9 @@ description:
   - "O(method=raw): for PVE older than 8.1, which has no C(devN). Takes the text of C(/etc/pve/lxc/VMID.conf)
     in O(raw_config) and returns it with the module's C(lxc.cgroup2.devices.allow) and C(lxc.mount.entry)
     lines for NVIDIA devices replaced by the wanted ones. Nothing is written; the caller writes the file in
-    place (pmxcfs refuses C(chmod) and renames, so C(ansible.builtin.copy) cannot)."
+    place (pmxcfs refuses C(chmod) and renames, so C(ansible.builtin.copy) cannot), with
+    M(llmops.sglang.proxmox_lxc_conf_write) and the SHA-1 of the text it read, so that a change made in
+    between is not overwritten."
   - Only entries for NVIDIA device nodes (paths under C(/dev/nvidia)) are managed. Other C(devN) entries and
     other raw lines are left as they are. An existing entry for a wanted path keeps its number.
   - After a change, the module reads C(/pending) and reports the keys that wait for a container restart.
@@ -109,6 +111,7 @@ notes:
   - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
   - Device ids and modes are the container-side values; PVE maps them through the container's idmap.
 seealso:
+  - module: llmops.sglang.proxmox_lxc_conf_write
   - name: PVE container config, devN
     description: The C(devN) property string.
     link: https://pve.proxmox.com/pve-docs/pct.conf.5.html

@@ -24,12 +24,17 @@ MODEL_FIX = ("declare it under llmops_sglang_models in the inventory with its pa
 
 
 class SurveyError(ValueError):
-    """A survey answer that cannot be applied; the message names the question and the fix."""
+    """A survey answer or model declaration that cannot be applied; the message names the input and the fix."""
+
+
+def is_blank(answer) -> bool:
+    """An optional survey answer left blank: missing (None, as newer AWX sends it) or empty/whitespace text."""
+    return answer is None or (isinstance(answer, str) and not answer.strip())
 
 
 def _number(answers: dict, key: str, kind):
     value = answers.get(key)
-    if value in (None, ""):
+    if is_blank(value):
         return None
     try:
         value = kind(value)
@@ -52,7 +57,8 @@ def apply_survey(server_args: dict, answers: dict) -> dict:
         value = _number(answers, key, kind)
         if value is not None:
             merged[key] = value
-    algorithm = answers.get("speculative_algorithm") or "keep"
+    algorithm = answers.get("speculative_algorithm")
+    algorithm = "keep" if is_blank(algorithm) else algorithm
     if algorithm not in SPECULATIVE_CHOICES:
         raise SurveyError(
             f"survey answer speculative_algorithm={algorithm!r} is not one of {', '.join(SPECULATIVE_CHOICES)}"
@@ -67,7 +73,7 @@ def apply_survey(server_args: dict, answers: dict) -> dict:
 
 def gpu_selection(answer, default):
     """Parse the survey's comma-separated GPU indices/UUIDs; an empty answer keeps ``default``."""
-    if answer in (None, "") or (isinstance(answer, str) and not answer.strip()):
+    if is_blank(answer):
         return default
     items = answer if isinstance(answer, list) else str(answer).split(",")
     selection = [str(item).strip() for item in items if str(item).strip()]
@@ -96,11 +102,6 @@ class Model:
             server_args["served_model_name"] = self.served_model_name
         return {"id": self.id, "path": self.path, "config": self.config, "revision": self.revision,
                 "served_model_name": self.served_model_name, "server_args": server_args}
-
-
-def is_blank(answer) -> bool:
-    """An optional survey answer left blank: missing (None, as newer AWX sends it) or empty/whitespace text."""
-    return answer is None or (isinstance(answer, str) and not answer.strip())
 
 
 _FIELD_HELP = {

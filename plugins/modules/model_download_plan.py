@@ -20,9 +20,10 @@ description:
     the revision to its commit.
   - When the hub gives no sizes for some C(*.safetensors) files, their size comes from
     C(metadata.total_size) of C(model.safetensors.index.json).
-  - Compares the bytes still to download (files already complete under O(dest) are not counted again)
-    plus O(reserve_bytes) with the free space of the file system that will hold O(dest), and fails
-    before anything is downloaded when they do not fit.
+  - Compares the bytes still to download plus O(reserve_bytes) with the free space of the file system that will hold O(dest), and fails
+    before anything is downloaded when they do not fit. A file under O(dest) counts as present only when
+    M(llmops.sglang.model_files_verify) verified it against the digest the hub gives for this revision;
+    the same size is not the same content.
   - Errors name the cause and the fix - unreachable endpoint, rejected token, gated or unknown
     repository, unknown revision - instead of a traceback.
   - Read-only; supports check mode. Standard library only on the target.
@@ -65,6 +66,13 @@ options:
     description: Directory the model will be downloaded to; it need not exist yet.
     type: path
     required: true
+  commit_subdir:
+    description:
+      - Download into a subdirectory of O(dest) named after the commit the revision resolves to, so that each
+        revision has its own directory and a new revision never overwrites the files a running server loads.
+      - RV(dest) is that directory.
+    type: bool
+    default: false
   reserve_bytes:
     description: Free space to keep on top of the download, in bytes.
     type: int
@@ -110,11 +118,13 @@ commit:
   returned: success
   type: str
 files:
-  description: Selected files with their sizes in bytes (size V(null) when neither the hub nor the index knew it).
+  description:
+    - Selected files with their sizes in bytes (size V(null) when neither the hub nor the index knew it) and the
+      digests the hub gives, C(sha256) for LFS files and C(blob_id) (git blob id) for every file, V(null) when absent.
   returned: success
   type: list
   elements: dict
-  sample: [{"name": "config.json", "size": 726}]
+  sample: [{"name": "config.json", "size": 726, "sha256": null, "blob_id": "4b1f0d5c0b2a6e55d3c1f2a8e9b7d6c5a4f3e2d1"}]
 total_bytes:
   description:
     - Sum of the known sizes of the selected files, plus the index's C(total_size) when the hub gave no
@@ -122,7 +132,10 @@ total_bytes:
   returned: success
   type: int
 present_bytes:
-  description: Bytes of selected files already complete under O(dest).
+  description:
+    - Bytes of selected files already under O(dest) with the hub's content, as M(llmops.sglang.model_files_verify)
+      recorded it (a file of the right size that was never verified against the hub's digest, or changed since, is
+      not counted). Files the hub gives no digest for count by size.
   returned: success
   type: int
 needed_bytes:
@@ -133,6 +146,11 @@ free_bytes:
   description: Free bytes, for an unprivileged user, on the file system of RV(checked_path).
   returned: success
   type: int
+dest:
+  description: The directory the files go to, O(dest) or, with O(commit_subdir), O(dest)/<commit>.
+  returned: success
+  type: str
+  sample: /opt/sglang/models/Qwen--Qwen3-8B/1b8e6b3fd8a4ee3e6f9d6de0c23d5b8b8f3f62f1
 checked_path:
   description: O(dest), or its nearest existing parent, whose file system was measured.
   returned: success
@@ -146,12 +164,16 @@ fits:
 import fnmatch
 import json
 import os
+import re
 
 from urllib.error import HTTPError, URLError
 from urllib.parse import quote, urljoin, urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
+from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
+
+COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 
 INDEX_NAME = "model.safetensors.index.json"
 MAX_REDIRECTS = 5
@@ -257,12 +279,17 @@ def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patter
     if not isinstance(siblings, list):
         raise PlanError("the hub's answer for %s@%s lists no files (no 'siblings')" % (repo_id, revision))
     sizes = {}
+    digests = {}
     for sibling in siblings:
         size = sibling.get("size")
-        if size is None and isinstance(sibling.get("lfs"), dict):
-            size = sibling["lfs"].get("size")
+        lfs = sibling.get("lfs") if isinstance(sibling.get("lfs"), dict) else {}
+        if size is None:
+            size = lfs.get("size")
         sizes[sibling["rfilename"]] = size
+        digests[sibling["rfilename"]] = {"sha256": lfs.get("sha256") or None, "blob_id": sibling.get("blobId") or None}
     commit = info.get("sha") or revision
+    if not isinstance(commit, str):
+        raise PlanError("the hub's answer for %s@%s gives %r as the commit, not a sha string" % (repo_id, revision, commit))
     names = select_files(list(sizes), allow_patterns, ignore_patterns)
     if not names:
         raise PlanError("no file of %s@%s matches allow_patterns %s / ignore_patterns %s"
@@ -276,7 +303,7 @@ def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patter
         if isinstance(total, int):
             # Tensor bytes of all shards (headers excluded), a close lower bound for the shards' size.
             estimate = total
-    return commit, [{"name": n, "size": sizes[n]} for n in names], estimate
+    return commit, [dict({"name": n, "size": sizes[n]}, **digests[n]) for n in names], estimate
 
 
 def free_bytes(path):
@@ -289,10 +316,16 @@ def free_bytes(path):
 
 
 def present_bytes(dest, files):
+    """Bytes of the planned files already in dest: verified against the hub's digest (the manifest that
+    model_files_verify keeps), or of the right size when the hub gives no digest for them."""
+    manifest = model_manifest.load(dest)
     done = 0
     for entry in files:
         full = os.path.join(dest, entry["name"])
-        if entry["size"] is not None and os.path.isfile(full) and os.path.getsize(full) == entry["size"]:
+        if entry["size"] is None or not os.path.isfile(full) or os.path.getsize(full) != entry["size"]:
+            continue
+        wanted = model_manifest.expected_digest(entry)
+        if wanted is None or model_manifest.recorded_digest(manifest, dest, entry["name"], wanted[0]) == wanted[1]:
             done += entry["size"]
     return done
 
@@ -307,6 +340,7 @@ def main():
             allow_patterns=dict(type="list", elements="str", default=[]),
             ignore_patterns=dict(type="list", elements="str", default=[]),
             dest=dict(type="path", required=True),
+            commit_subdir=dict(type="bool", default=False),
             reserve_bytes=dict(type="int", default=0),
             check_space=dict(type="bool", default=True),
             validate_certs=dict(type="bool", default=True),
@@ -323,12 +357,16 @@ def main():
     except PlanError as exc:
         module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
 
+    if p["commit_subdir"] and not COMMIT_RE.match(commit):
+        module.fail_json(msg="the hub resolved %s@%s to %r, not a commit sha; cannot name the revision's directory after it"
+                         % (p["repo_id"], p["revision"], commit))
+    dest = os.path.join(p["dest"], commit) if p["commit_subdir"] else p["dest"]
     total = sum(f["size"] for f in files if f["size"] is not None) + estimate
-    present = present_bytes(p["dest"], files)
+    present = present_bytes(dest, files)
     needed = total - present
-    checked, free = free_bytes(p["dest"])
+    checked, free = free_bytes(dest)
     fits = needed + p["reserve_bytes"] <= free
-    result = dict(changed=False, commit=commit, files=files, total_bytes=total, present_bytes=present,
+    result = dict(changed=False, commit=commit, dest=dest, files=files, total_bytes=total, present_bytes=present,
                   needed_bytes=needed, free_bytes=free, checked_path=checked, fits=fits)
     unknown = [f["name"] for f in files if f["size"] is None]
     if unknown and not estimate:

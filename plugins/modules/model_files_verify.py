@@ -15,7 +15,11 @@ version_added: 0.1.0
 description:
   - Checks a model directory on the target without loading any weights.
   - Every expected file (for example the list a Hugging Face download planned) must exist with exactly
-    its expected size.
+    its expected size and, when the entry gives one, the hub's content digest (C(sha256) of an LFS file, or
+    C(blob_id), its git blob id). A same-size file from another revision or a corrupt shard fails here.
+  - Verified digests are recorded in C(.llmops-sglang-manifest.json) in the model directory, keyed by each
+    file's size, mtime and inode, so an untouched file is hashed once, and
+    M(llmops.sglang.model_download_plan) counts a file as present only when it was verified this way.
   - Every C(*.safetensors) file must have a header that parses, with contiguous tensor offsets that end
     exactly at the end of the file; only the 8-byte length and the JSON header are read.
   - When C(model.safetensors.index.json) is present, every shard it names must exist and hold the tensors
@@ -33,7 +37,8 @@ options:
     required: true
   expected_files:
     description:
-      - Files that must be present, each with its exact size in bytes, relative to O(path).
+      - Files that must be present, each with its exact size in bytes, relative to O(path), and optionally
+        C(sha256) and C(blob_id), the digests the hub gives (as M(llmops.sglang.model_download_plan) returns them).
       - Typically RV(llmops.sglang.model_download_plan#module:files).
     type: list
     elements: dict
@@ -54,6 +59,8 @@ attributes:
   platform:
     platforms: posix
 notes:
+  - The module reports C(changed) when it wrote the manifest of verified digests (in check mode it
+    hashes but writes nothing).
   - Directories named C(.cache) (where C(hf download --local-dir) keeps its metadata and partial files)
     are not counted in the model size.
 seealso:
@@ -129,6 +136,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
 from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
     SafetensorsHeaderError,
     read_header,
@@ -145,20 +153,32 @@ def list_files(root):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         for name in filenames:
             full = os.path.join(dirpath, name)
-            if os.path.isfile(full):
+            if os.path.isfile(full) and not (dirpath == root and name == model_manifest.MANIFEST_NAME):
                 files[os.path.relpath(full, root)] = os.path.getsize(full)
     return files
 
 
-def check_expected(files, expected):
+def check_expected(root, files, expected, manifest):
+    """Problems of the expected files: missing, another size, or another content than the hub's digest."""
     problems = []
     for entry in expected:
         name = entry.get("name")
         size = entry.get("size")
         if name not in files:
             problems.append("%s: missing" % name)
-        elif size is not None and files[name] != int(size):
+            continue
+        if size is not None and files[name] != int(size):
             problems.append("%s: %d bytes on disk, expected %d (incomplete or different revision)" % (name, files[name], int(size)))
+            continue
+        wanted = model_manifest.expected_digest(entry)
+        if wanted is None:
+            continue
+        kind, value = wanted
+        found = model_manifest.digest_of(manifest, root, name, kind)
+        if found != value:
+            manifest.pop(name, None)
+            problems.append("%s: %s %s on disk, the hub's is %s (a corrupt file or another revision: delete it and re-run "
+                            "the download)" % (name, "sha256" if kind == "sha256" else "git blob id", found[:16], value[:16]))
     return problems
 
 
@@ -183,11 +203,11 @@ def check_index(root, files, headers):
     return problems
 
 
-def verify(root, expected, require_config, require_weights):
+def verify(root, expected, require_config, require_weights, manifest):
     if not os.path.isdir(root):
         return {"problems": ["%s is not a directory" % root]}
     files = list_files(root)
-    problems = check_expected(files, expected)
+    problems = check_expected(root, files, expected, manifest)
 
     safetensors = []
     tensor_names = {}
@@ -245,8 +265,19 @@ def main():
         supports_check_mode=True,
     )
     root = module.params["path"]
-    result = verify(root, module.params["expected_files"], module.params["require_config"], module.params["require_weights"])
-    result.update(path=root, changed=False)
+    manifest = model_manifest.load(root)
+    result = verify(root, module.params["expected_files"], module.params["require_config"], module.params["require_weights"],
+                    manifest)
+    changed = False
+    verified = set(e.get("name") for e in module.params["expected_files"] if model_manifest.expected_digest(e))
+    if verified and os.path.isdir(root) and not module.check_mode:
+        kept = dict((name, record) for name, record in manifest.items() if name in verified)
+        try:
+            changed = model_manifest.save(root, kept)
+        except OSError as exc:
+            module.warn("could not record the verified digests in %s (%s); the next run hashes the files again"
+                        % (os.path.join(root, model_manifest.MANIFEST_NAME), exc))
+    result.update(path=root, changed=changed)
     problems = result["problems"]
     if problems:
         shown = "; ".join(problems[:10]) + ("; and %d more" % (len(problems) - 10) if len(problems) > 10 else "")

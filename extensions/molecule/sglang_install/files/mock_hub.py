@@ -5,7 +5,7 @@ It answers the calls that huggingface_hub's ``hf download`` and llmops.sglang.mo
 with the status codes and ``X-Error-Code`` headers the real hub sends:
 
 * ``GET /api/models/<org>/<name>/revision/<rev>[?blobs=true]`` -> ``{"id", "sha", "siblings": [...]}``
-  (sizes only with ``blobs=true``, as on the hub); 401 ``RepoNotFound`` for a wrong or missing token on
+  (sizes, ``blobId`` and, for ``*.safetensors``, ``lfs.sha256`` only with ``blobs=true``, as on the hub); 401 ``RepoNotFound`` for a wrong or missing token on
   a private repo, 404 ``RevisionNotFound`` for an unknown revision.
 * ``HEAD``/``GET /<org>/<name>/resolve/<rev>/<path>`` with ``X-Repo-Commit``, ``ETag`` and
   ``Content-Length``; ``Range: bytes=N-`` gives 206 (resume).
@@ -15,7 +15,9 @@ Usage: ``python3 mock_hub.py CONFIG.json`` where CONFIG is
 "branches": ["main"], "token": "hf_..." (optional), "omit_sizes": false,
 "resolve_error": [status, "X-Error-Code"] (optional: file downloads fail, the API still answers),
 "throttle_seconds": 0 (optional: each file body trickles out over this many seconds, in 10 chunks),
-"hold_file": "/path" (optional: file bodies wait until this path exists)}}}``.
+"hold_file": "/path" (optional: file bodies wait until this path exists),
+"corrupt_bodies": false (optional: *.safetensors bodies arrive with their last byte flipped, while the API
+and the ETag describe the right content)}}}``.
 """
 import hashlib
 import json
@@ -38,6 +40,16 @@ def repo_files(root):
             full = os.path.join(dirpath, name)
             files.append((os.path.relpath(full, root), os.path.getsize(full)))
     return files
+
+
+def blob_metadata(root, name, size):
+    """What the hub adds to a sibling with blobs=true: size, git blob id, and for LFS files (weights) lfs.sha256."""
+    with open(os.path.join(root, name), "rb") as handle:
+        data = handle.read()
+    meta = {"size": size, "blobId": hashlib.sha1(b"blob %d\0" % size + data).hexdigest()}
+    if name.endswith(".safetensors"):
+        meta["lfs"] = {"sha256": hashlib.sha256(data).hexdigest(), "size": size, "pointerSize": 134}
+    return meta
 
 
 class HubHandler(BaseHTTPRequestHandler):
@@ -92,7 +104,8 @@ class HubHandler(BaseHTTPRequestHandler):
             if repo is None:
                 return
             blobs = "blobs=true" in url.query.lower() and not repo.get("omit_sizes")
-            siblings = [dict({"rfilename": n}, **({"size": s} if blobs else {})) for n, s in repo_files(repo["dir"])]
+            siblings = [dict({"rfilename": n}, **(blob_metadata(repo["dir"], n, s) if blobs else {}))
+                        for n, s in repo_files(repo["dir"])]
             self._json({"id": match.group(1), "modelId": match.group(1), "sha": repo["commit"],
                         "private": bool(repo.get("token")), "siblings": siblings})
             return
@@ -111,13 +124,16 @@ class HubHandler(BaseHTTPRequestHandler):
                 return
             with open(full, "rb") as handle:
                 data = handle.read()
+            etag = hashlib.sha256(data).hexdigest()
+            if repo.get("corrupt_bodies") and full.endswith(".safetensors") and data:
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])  # same size, one byte off: a corrupting mirror or disk
             start = 0
             ranged = re.match(r"bytes=(\d+)-$", self.headers.get("Range", ""))
             if ranged:
                 start = int(ranged.group(1))
             self.send_response(206 if ranged else 200)
             self.send_header("X-Repo-Commit", repo["commit"])
-            self.send_header("ETag", '"%s"' % hashlib.sha256(data).hexdigest())
+            self.send_header("ETag", '"%s"' % etag)
             self.send_header("Content-Length", str(len(data) - start))
             if ranged:
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))

@@ -19,6 +19,7 @@ from ansible_collections.llmops.sglang.plugins.modules.model_download_plan impor
     explain_http_error,
     fetch_plan,
     free_bytes,
+    present_bytes,
     select_files,
 )
 
@@ -200,3 +201,29 @@ def test_module_refuses_when_the_disk_is_too_small_and_hides_the_token(hub, tmp_
     assert short["failed"] is True and short["fits"] is False
     assert short["msg"].startswith(
         "not enough disk space for org/public@main: %d bytes (0.00 GiB) still to download" % ALL_BYTES)
+
+
+def test_plan_carries_the_hubs_digests(hub):
+    _commit, files, _estimate = plan(hub, allow=["*.safetensors", "config.json"])
+    by_name = {f["name"]: f for f in files}
+    import hashlib
+    assert by_name["model-00001-of-00002.safetensors"]["sha256"] == hashlib.sha256(b"a" * 1000).hexdigest()
+    assert by_name["config.json"]["sha256"] is None
+    assert by_name["config.json"]["blob_id"] == hashlib.sha1(b"blob %d\0" % len(CONFIG) + CONFIG.encode()).hexdigest()
+
+
+def test_a_same_size_file_counts_as_present_only_once_verified_against_the_hubs_digest(hub, tmp_path):
+    # Issue 15 item 1: same-size shards of a new revision used to be taken as already downloaded.
+    from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
+    _commit, files, _estimate = plan(hub, allow=["*.safetensors"])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    (dest / "model-00001-of-00002.safetensors").write_bytes(b"x" * 1000)  # right size, other bytes
+    (dest / "model-00002-of-00002.safetensors").write_bytes(b"b" * 500)   # the hub's bytes, never verified
+    assert present_bytes(str(dest), files) == 0
+    manifest = {}
+    for entry in files:
+        model_manifest.digest_of(manifest, str(dest), entry["name"], "sha256")
+    model_manifest.save(str(dest), manifest)
+    assert present_bytes(str(dest), files) == 500
+    assert present_bytes(str(dest), [dict(f, sha256=None, blob_id=None) for f in files]) == 1500  # no digest: by size

@@ -103,7 +103,7 @@ def make_model(root, shards=2):
 def test_complete_model_passes(tmp_path):
     root = make_model(tmp_path / "m")
     expected = [{"name": n, "size": (root / n).stat().st_size} for n in os.listdir(root) if n != ".cache"]
-    result = verify(str(root), expected, True, True)
+    result = verify(str(root), expected, True, True, {})
     assert result["problems"] == []
     assert result["config"]["architectures"] == ["LlamaForCausalLM"]
     assert result["weight_bytes"] == 256 and result["parameters"] == 128
@@ -115,7 +115,7 @@ def test_size_mismatch_missing_shard_and_bad_config_are_all_reported(tmp_path):
     root = make_model(tmp_path / "m")
     (root / "model-00002-of-00002.safetensors").unlink()
     (root / "config.json").write_text("{not json")
-    result = verify(str(root), [{"name": "config.json", "size": 1}, {"name": "tokenizer.json", "size": 5}], True, True)
+    result = verify(str(root), [{"name": "config.json", "size": 1}, {"name": "tokenizer.json", "size": 5}], True, True, {})
     text = " | ".join(result["problems"])
     assert "config.json: 9 bytes on disk, expected 1" in text
     assert "tokenizer.json: missing" in text
@@ -128,12 +128,12 @@ def test_tensor_in_wrong_shard_and_missing_weights(tmp_path):
     index = json.loads((root / "model.safetensors.index.json").read_text())
     index["weight_map"]["layers.0.weight"] = "model-00002-of-00002.safetensors"
     (root / "model.safetensors.index.json").write_text(json.dumps(index))
-    assert any("not in the shard the index names" in p for p in verify(str(root), [], True, True)["problems"])
+    assert any("not in the shard the index names" in p for p in verify(str(root), [], True, True, {})["problems"])
     empty = tmp_path / "empty"
     empty.mkdir()
-    problems = verify(str(empty), [], True, True)["problems"]
+    problems = verify(str(empty), [], True, True, {})["problems"]
     assert problems == ["no *.safetensors file in %s" % empty, "config.json: missing"]
-    assert verify(str(tmp_path / "nope"), [], True, True)["problems"] == ["%s is not a directory" % (tmp_path / "nope")]
+    assert verify(str(tmp_path / "nope"), [], True, True, {})["problems"] == ["%s is not a directory" % (tmp_path / "nope")]
 
 
 def _run(args):
@@ -151,3 +151,49 @@ def test_module_through_ansible(tmp_path):
     assert bad["failed"] is True
     assert bad["msg"].startswith("model at %s is incomplete or corrupt: model-00001-of-00002.safetensors: " % root)
     assert "Traceback" not in bad["msg"]
+
+
+def _digests(path):
+    """The hub's digests of a file, computed here from git's and LFS's definitions, not by the module."""
+    import hashlib
+    data = path.read_bytes()
+    return {"sha256": hashlib.sha256(data).hexdigest(),
+            "blob_id": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
+
+
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
+def test_a_same_size_shard_with_other_bytes_fails_and_the_manifest_spares_rehashing(tmp_path):
+    # Issue 15 item 1: a new revision's shard (or a corrupt one) of the same size is not the hub's file.
+    root = make_model(tmp_path / "m")
+    shard = root / "model-00001-of-00002.safetensors"
+    expected = [dict({"name": n, "size": (root / n).stat().st_size}, **_digests(root / n))
+                for n in ("config.json", shard.name)]
+    expected[0]["sha256"] = None  # a small git file: checked by its blob id
+    first = _run({"path": str(root), "expected_files": expected})
+    assert not first.get("failed") and first["changed"] is True
+    manifest = json.loads((root / ".llmops-sglang-manifest.json").read_text())["files"]
+    assert manifest[shard.name]["sha256"] == expected[1]["sha256"]
+    assert manifest["config.json"]["blob"] == expected[0]["blob_id"]
+    assert first["file_count"] == 4  # the manifest is not a model file
+    again = _run({"path": str(root), "expected_files": expected})
+    assert not again.get("failed") and again["changed"] is False
+    data = bytearray(shard.read_bytes())
+    data[-1] ^= 0xFF  # same size, one flipped byte in the tensor data: the header still parses
+    shard.write_bytes(bytes(data))
+    bad = _run({"path": str(root), "expected_files": expected})
+    assert bad["failed"] is True
+    assert "%s: sha256 " % shard.name in bad["msg"] and "the hub's is %s" % expected[1]["sha256"][:16] in bad["msg"]
+    assert shard.name not in json.loads((root / ".llmops-sglang-manifest.json").read_text())["files"]
+
+
+def test_a_file_changed_after_verification_is_hashed_again(tmp_path):
+    from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"one")
+    manifest = {}
+    first = model_manifest.digest_of(manifest, str(tmp_path), "f.bin", "sha256")
+    assert model_manifest.recorded_digest(manifest, str(tmp_path), "f.bin", "sha256") == first
+    path.write_bytes(b"two")
+    os.utime(path, ns=(1, 1))
+    assert model_manifest.recorded_digest(manifest, str(tmp_path), "f.bin", "sha256") is None
+    assert model_manifest.digest_of(manifest, str(tmp_path), "f.bin", "sha256") == _digests(path)["sha256"]

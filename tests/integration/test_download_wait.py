@@ -68,7 +68,7 @@ def hub(tmp_path):
         server.wait(timeout=10)
 
 
-def _playbook_command(tmp_path, hub, interval, timeout):
+def _playbook_command(tmp_path, hub, interval, timeout, **more):
     """The ansible-playbook command that runs the role's validate and model_hub tasks, and its environment."""
     venv = tmp_path / "venv" / "bin"
     venv.mkdir(parents=True)
@@ -104,6 +104,7 @@ def _playbook_command(tmp_path, hub, interval, timeout):
         "sglang_install_model_progress_interval": interval,
         "sglang_install_model_download_timeout": timeout,
     }
+    extra.update(more)
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build/collections"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
     return [str(ANSIBLE_PLAYBOOK), str(playbook), "-e", json.dumps(extra)], env
@@ -130,7 +131,7 @@ def test_download_longer_than_300_periods_completes_without_recursion(tmp_path, 
     assert re.search(r"periods=(\d+) finished=True", output), output[-2000:]
     assert int(re.search(r"periods=(\d+)", output).group(1)) == periods_seen
     for name in ("config.json", "model.safetensors"):
-        assert (dest / name).read_bytes() == (hub["repo_dir"] / name).read_bytes()
+        assert (dest / COMMIT / name).read_bytes() == (hub["repo_dir"] / name).read_bytes()  # one directory per commit
 
 
 def test_a_download_past_its_timeout_fails_naming_the_timeout(tmp_path, hub):
@@ -141,3 +142,20 @@ def test_a_download_past_its_timeout_fails_naming_the_timeout(tmp_path, hub):
     assert run.returncode == 2, output[-4000:]
     assert re.search(r"hf download of wait/held@main did not finish within\s+sglang_install_model_download_timeout "
                      r"\(3 s,\s+\d+ progress periods of 0.5 s\); raise the timeout", output), output[-4000:]
+
+
+def test_proxy_credentials_reach_hf_through_a_root_only_file_and_never_the_vvv_output(tmp_path, hub):
+    """Issue 15 item 6: sglang_install_environment (proxy credentials) used to be passed as the task's
+    environment, which -vvv prints as "EXEC HTTP_PROXY=...". The stand-in hf reports what it received."""
+    dump = tmp_path / "hf-env.json"
+    proxy = "http://proxyuser:proxy-pass-Q7z@127.0.0.1:9"
+    command, env = _playbook_command(tmp_path, hub, interval=0.5, timeout=120, sglang_install_environment={
+        "HTTP_PROXY": proxy, "NO_PROXY": "127.0.0.1", "HF_STANDIN_ENV_DUMP": str(dump)})
+    hub["release"].touch()
+    run = subprocess.run(command + ["-vvv"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-4000:]
+    assert json.loads(dump.read_text())["HTTP_PROXY"] == proxy
+    assert "proxy-pass-Q7z" not in output
+    assert "/run/llmops-sglang/install.env" in output  # the commands source the file: only its path is shown
+    assert not os.path.exists("/run/llmops-sglang/install.env")

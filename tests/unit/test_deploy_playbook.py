@@ -52,6 +52,7 @@ def _run(inventory, probe, tmp_path):
 
 @pytest.mark.parametrize("inventory", ["example", "shared-node"])
 def test_service_only_run_uses_the_install_model_directory(inventory, tmp_path):
+    # The service names the model's directory; the install record resolves it to the revision installed there.
     plays = _deploy_plays()
     install = _play(plays, "Install SGLang and the model")
     service = _play(plays, "Run the SGLang service")
@@ -61,7 +62,7 @@ def test_service_only_run_uses_the_install_model_directory(inventory, tmp_path):
          "tasks": [{"ansible.builtin.include_role": {"name": "llmops.sglang.sglang_install",
                                                      "tasks_from": "validate.yml"},
                     "vars": install["roles"][0]["vars"]},
-                   {"ansible.builtin.set_fact": {"probe_install_path": "{{ __sglang_install_model_path }}"}}]},
+                   {"ansible.builtin.set_fact": {"probe_install_path": "{{ __sglang_install_model_root }}"}}]},
         {"name": "service path", "hosts": service["hosts"], "gather_facts": False, "vars_files": vars_files,
          "vars": service["roles"][0]["vars"],
          "tasks": [{"ansible.builtin.debug": {"msg": "{{ {'install': probe_install_path,"

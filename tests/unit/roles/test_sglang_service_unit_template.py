@@ -16,7 +16,7 @@ from ansible.template import Templar, trust_as_template
 TEMPLATE = pathlib.Path(__file__).resolve().parents[3] / "roles" / "sglang_service" / "templates" / "sglang.service.j2"
 
 
-def render(model_path, version="0.5.9"):
+def render(model_path, version="0.5.9", install=None):
     variables = {
         "ansible_managed": "Ansible managed", "sglang_service_sglang_version": version,
         "__sglang_service_args": {"model_path": model_path}, "sglang_service_start_limit_burst": 3,
@@ -24,10 +24,11 @@ def render(model_path, version="0.5.9"):
         "sglang_service_group": "sglang", "sglang_service_state_dir": "/var/lib/sglang",
         "__sglang_service_env_path": "/etc/llmops-sglang/sglang.env", "__sglang_service_has_secrets": False,
         "__sglang_service_credential": "sglang-secrets.yaml", "__sglang_service_secrets_path": "/etc/s.yaml",
-        "sglang_service_python": "/usr/bin/python3", "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
+        "__sglang_service_python": "/usr/bin/python3",
+        "__sglang_service_install": install or {}, "__sglang_service_model_label": model_path.rsplit("/", 1)[-1], "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
         "__sglang_service_log_path": "/var/log/sglang/sglang.log", "__sglang_service_argv": ["--model-path", model_path],
         "sglang_service_timeout_start_base_sec": 300, "sglang_service_timeout_start_sec_per_gib": 10,
-        "__sglang_service_model_gib": 16, "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
+        "__sglang_service_model_gib": 16, "sglang_service_filesystem_sandboxing": True, "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
     }
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(TEMPLATE.read_text()), escape_backslashes=False)
@@ -57,3 +58,23 @@ def test_the_server_runs_sandboxed_without_losing_the_gpus():
                     "SystemCallArchitectures=native"):
         assert setting in lines
     assert not [line for line in lines if line.startswith(("PrivateDevices=", "DevicePolicy=", "DeviceAllow="))]
+
+
+def test_the_install_fingerprint_is_a_line_of_the_unit_so_an_install_change_changes_the_unit():
+    # Issue 15 item 1: an upgrade (another venv or model commit) must change the rendered unit, so that the
+    # service role's plan sees a change and applies it through the gated restart.
+    install = {"version": "0.5.9", "venv": "/opt/sglang/venvs/sglang-0.5.9-0a1b2c3d4e", "model_repo": "Qwen/Qwen3-8B",
+               "model_commit": "0123456789abcdef0123456789abcdef01234567", "fingerprint": "f" * 64}
+    before = render("/opt/sglang/models/Qwen--Qwen3-8B/0123456789abcdef0123456789abcdef01234567", install=install)
+    assert ("# model Qwen/Qwen3-8B@0123456789abcdef0123456789abcdef01234567; fingerprint %s." % ("f" * 64)) in before
+    after = render("/opt/sglang/models/Qwen--Qwen3-8B/0123456789abcdef0123456789abcdef01234567",
+                   install=dict(install, fingerprint="e" * 64))
+    assert before != after
+    assert "fingerprint" not in render("/srv/models/Qwen3-8B")
+
+
+def test_the_unit_sandboxes_the_filesystem():
+    # Issue 15 item 16: no ProtectSystem or PrivateTmp before.
+    lines = render("/srv/models/Qwen3-8B").splitlines()
+    for setting in ("ProtectSystem=full", "ProtectHome=read-only", "PrivateTmp=yes", "NoNewPrivileges=yes"):
+        assert setting in lines

@@ -10,11 +10,25 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 READY_LINE = "The server is fired up and ready to roll!"
+# A double installed as a wheel (build_wheel.py) may carry its own defaults for the SGLANG_DOUBLE_* settings,
+# so that one "release" of it starts healthy and another fails; the unit's environment still wins.
+PACKAGED_DEFAULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_double_defaults.json")
+
+
+def setting(name, default=None):
+    """SGLANG_DOUBLE_* setting: the environment's, else the wheel's packaged default, else default."""
+    if os.environ.get(name):
+        return os.environ[name]
+    try:
+        with open(PACKAGED_DEFAULTS, encoding="utf-8") as handle:
+            return json.load(handle).get(name, default)
+    except FileNotFoundError:
+        return default
 
 
 def fixture_lines(variable):
     """The lines of the log fixture named by environment variable ``variable`` (a file of the log corpus)."""
-    path = os.environ.get(variable)
+    path = setting(variable)
     if not path:
         sys.stderr.write("sglang test double: set %s to a log fixture from tests/fixtures/logs\n" % variable)
         sys.exit(3)
@@ -32,7 +46,7 @@ def parse_args(argv):
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--config", default=None)
     args, unknown = parser.parse_known_args(argv)
-    if os.environ.get("SGLANG_DOUBLE_MODE") == "argparse_error":
+    if setting("SGLANG_DOUBLE_MODE") == "argparse_error":
         parser.error("unrecognized arguments: %s" % " ".join(unknown or ["--no-such-flag"]))
     if args.config:  # SGLang reads YAML; the role writes JSON, which is YAML too
         with open(args.config, encoding="utf-8") as handle:
@@ -98,11 +112,11 @@ def make_handler(args):
 
 
 def main(argv):
-    mode = os.environ.get("SGLANG_DOUBLE_MODE", "healthy")
+    mode = setting("SGLANG_DOUBLE_MODE", "healthy")
     if mode == "silent_death":
         os._exit(1)
     args = parse_args(argv)
-    unless = os.environ.get("SGLANG_DOUBLE_REPLAY_UNLESS")
+    unless = setting("SGLANG_DOUBLE_REPLAY_UNLESS")
     if mode == "replay" and not (unless and unless in argv):
         for line in fixture_lines("SGLANG_DOUBLE_REPLAY"):
             print(line, flush=True)
@@ -118,7 +132,7 @@ def main(argv):
     before = [line for line in startup if READY_LINE not in line]
     for line in before:
         print(line, flush=True)
-    time.sleep(float(os.environ.get("SGLANG_DOUBLE_LOAD_SECONDS", "2")))
+    time.sleep(float(setting("SGLANG_DOUBLE_LOAD_SECONDS", "2")))
     State.ready = True
     for line in startup[len(before):] or ["[%s] %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), READY_LINE)]:
         print(line, flush=True)

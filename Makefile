@@ -67,9 +67,15 @@ integration: venv link
 	$(PY) -m pytest -q -p no:cacheprovider tests/integration
 
 # molecule's default scenario: deploy.yml end to end once more, as molecule runs it (about 8 minutes). Kept out
-# of `make test` so that CI stays within its 30-minute budget.
+# of `make test` so that CI stays within its time budget (integration already runs deploy.yml end to end the AWX
+# way, at -vvvv, with the same secrets scan). Like `make molecule`: at -vvvv, then the secrets scan.
 e2e: venv link
-	cd extensions && molecule test -s default
+	@set -e; mkdir -p .build/molecule-logs .build/secret-canaries .build/secret-scan; \
+	if (cd extensions && ANSIBLE_VERBOSITY=4 molecule test -s default) > .build/molecule-logs/default.log 2>&1; then \
+	  grep -E "^[A-Za-z0-9_.-]+ +: ok=[0-9]+ " .build/molecule-logs/default.log | tail -n 3; \
+	else tail -n 300 .build/molecule-logs/default.log; echo "molecule test -s default failed"; exit 1; fi
+	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
+	  .build/molecule-logs/default.log
 
 lint: venv link
 	ansible-lint --offline --profile production
@@ -100,9 +106,18 @@ docs: venv link
 	  for n in $$($(PY) -c "import ast,sys;t=ast.parse(open('$$f').read());print(' '.join(k.value for n in ast.walk(t) if isinstance(n,ast.Dict) for k in n.keys if isinstance(k,ast.Constant)))"); do \
 	    ansible-doc -t filter llmops.sglang.$$n > /dev/null && echo "ansible-doc filter llmops.sglang.$$n: ok"; done; done
 
+# Every scenario runs at -vvvv (its full output goes to .build/molecule-logs/), and then the secrets scan looks
+# for every test secret (tests/fixtures/secret-canaries.yml, and those a scenario generated in
+# .build/secret-canaries/) in those logs and in the unit files the scenarios collected (.build/secret-scan/).
 molecule: venv link
-	@set -e; for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s"; \
-	  (cd extensions && molecule test -s $$s); done
+	@set -e; rm -rf .build/molecule-logs .build/secret-canaries .build/secret-scan; \
+	mkdir -p .build/molecule-logs .build/secret-canaries .build/secret-scan; \
+	for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s at -vvvv (output: .build/molecule-logs/$$s.log)"; \
+	  if (cd extensions && ANSIBLE_VERBOSITY=4 molecule test -s $$s) > .build/molecule-logs/$$s.log 2>&1; then \
+	    grep -E "^[A-Za-z0-9_.-]+ +: ok=[0-9]+ " .build/molecule-logs/$$s.log | tail -n 3; \
+	  else tail -n 300 .build/molecule-logs/$$s.log; echo "molecule test -s $$s failed"; exit 1; fi; done
+	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
+	  .build/molecule-logs .build/secret-scan
 
 test: units lint sanity build docs integration molecule
 	@echo "make test: all checks passed"

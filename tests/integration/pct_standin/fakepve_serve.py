@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 
@@ -127,11 +128,22 @@ def main():
     parser.add_argument('--cert', required=True)
     parser.add_argument('--key', required=True)
     parser.add_argument('--control', required=True, help='Unix socket for fault injection')
-    parser.add_argument('--password', required=True, help='root@pam password')
+    parser.add_argument('--password', help='root@pam password')
     parser.add_argument('--token', action='append', default=[], help='user@realm!name=secret (repeatable)')
+    parser.add_argument('--secrets', help='JSON file with root_password and token_secret (kept out of argv and of '
+                                          'the environment, which ansible -vvv prints)')
+    parser.add_argument('--token-name', default='root@pam!ansible', help='the token id whose secret --secrets holds')
     parser.add_argument('--template', action='append', default=[], help='storage:vztmpl/name to provide')
     parser.add_argument('--lvm-gib', type=int, default=200, help='free space of local-lvm in GiB')
-    asyncio.run(serve(parser.parse_args()))
+    args = parser.parse_args()
+    if args.secrets:
+        with open(args.secrets, encoding='utf-8') as handle:
+            secrets = json.load(handle)
+        args.password = secrets['root_password']
+        args.token.append('%s=%s' % (args.token_name, secrets['token_secret']))
+    if not args.password:
+        parser.error('give the root@pam password with --password or --secrets')
+    asyncio.run(serve(args))
 
 
 if __name__ == '__main__':

@@ -120,6 +120,11 @@ def up(state):
     settings = demo_settings(state)
     password = settings["root_password"]
     _write_json(os.path.join(state, "settings.json"), settings)
+    # For the secrets scan of `make e2e` (scripts/secret_scan.py): this run's generated secrets.
+    canaries = os.path.join(REPO, ".build", "secret-canaries")
+    os.makedirs(canaries, mode=0o700, exist_ok=True)
+    _write_json(os.path.join(canaries, "demo.json"),
+                {"demo PVE root@pam password": password, "demo SGLang API key": settings["api_key"]})
     _write_json(os.path.join(state, "node.json"), NODE)
     _write_json(os.path.join(state, "pct.json"), {
         "log": os.path.join(state, "pct.log"),
@@ -145,7 +150,8 @@ def up(state):
     env = dict(os.environ, ROOT_PASSWORD=password)
     _spawn(state, "fakepve", [sys.executable, os.path.join(STANDIN, "fakepve_serve.py"), "--port", str(API_PORT),
                               "--cert", "fakepve.crt", "--key", "fakepve.key", "--control", "fakepve.sock",
-                              "--password", password, "--template", TEMPLATE], env=env)
+                              # --password=VALUE: a generated password may begin with "-"
+                              "--password=" + password, "--template", TEMPLATE], env=env)
     _spawn(state, "fakenode", ["/usr/bin/python3", os.path.join(STANDIN, "fakenode.py"), "start",
                                "--state", os.path.join(state, "node"), "--port", str(SSH_PORT),
                                "--authorized-key", "id_ed25519.pub", "--node-data", "node.json",

@@ -17,6 +17,9 @@ import pytest
 
 import demo_env
 
+sys.path.insert(0, os.path.join(demo_env.REPO, "scripts"))
+import secret_scan  # noqa: E402 (scripts/ is not a package)
+
 ansible_runner = pytest.importorskip("ansible_runner")
 
 FIXED_ARGS = {
@@ -25,6 +28,14 @@ FIXED_ARGS = {
     "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4, "host": "127.0.0.1", "port": 30000,
     # The preflight's concurrency fix for the incident on 0.5.9 (see test_sglang_memory_budget.py).
     "max_running_requests": 32,
+}
+# Secrets the demo does not need, given to the job anyway so that the scan below can look for them: a hub token
+# and a proxy with credentials (the install is offline, and NO_PROXY covers every host).
+CANARIES = {"hf_token": "hf_e2eCanaryToken4Rb8Wz", "proxy_password": "e2e-proxy-pass-9Vx3"}
+CANARY_VARS = {
+    "sglang_install_hf_token": CANARIES["hf_token"],
+    "sglang_install_environment": {"HTTPS_PROXY": "http://proxyuser:%s@127.0.0.1:9" % CANARIES["proxy_password"],
+                                   "NO_PROXY": "*"},
 }
 
 
@@ -49,13 +60,15 @@ pytestmark = [
 def standins(tmp_path_factory):
     state = str(tmp_path_factory.mktemp("demo-state"))
     demo_env.stage_wheels()
-    settings = demo_env.up(state)
-    demo_env.place_model(settings)
-    yield settings
-    demo_env.down(state)
+    try:  # a failed start stops what it had started: a stray fake node would answer the next run's port
+        settings = demo_env.up(state)
+        demo_env.place_model(settings)
+        yield settings
+    finally:
+        demo_env.down(state)
 
 
-def run_job(standins, tmp_path, ident):
+def run_job(standins, tmp_path, ident, verbosity=0):
     private = tmp_path / "awx-job"
     (private / "env").mkdir(parents=True, exist_ok=True)
     result = ansible_runner.run(
@@ -63,7 +76,7 @@ def run_job(standins, tmp_path, ident):
         project_dir=demo_env.REPO,
         playbook="playbooks/deploy.yml",
         inventory=os.path.join(demo_env.REPO, "inventories", "demo"),
-        extravars={"llmops_sglang_server_args": FIXED_ARGS, "sglang_service_enabled": False},
+        extravars=dict(CANARY_VARS, llmops_sglang_server_args=FIXED_ARGS, sglang_service_enabled=False),
         envvars={
             "ANSIBLE_COLLECTIONS_PATH": os.path.join(demo_env.REPO, ".build", "collections"),
             "LLMOPS_DEMO_STATE": standins["state"],
@@ -72,13 +85,14 @@ def run_job(standins, tmp_path, ident):
             "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
         },
         ident=ident,
+        verbosity=verbosity,
         quiet=True,
     )
     return result, private
 
 
 def test_deploy_changes_then_is_idempotent(standins, tmp_path):
-    first, private = run_job(standins, tmp_path, "first")
+    first, private = run_job(standins, tmp_path, "first", verbosity=4)
     assert first.status == "successful", first.stdout.read()[-4000:]
     assert first.stats["changed"].get("sglang-qwen36", 0) > 0
     assert not first.stats["failures"]
@@ -106,6 +120,15 @@ def test_deploy_changes_then_is_idempotent(standins, tmp_path):
     artifacts = private / "artifacts" / "first"
     assert (artifacts / "rc").read_text().strip() == "0"
     assert glob.glob(str(artifacts / "job_events" / "*.json"))
+
+    # Issue 15: at -vvvv, no secret in the job's stdout, its events (what AWX stores and shows) or the unit file.
+    unit = tmp_path / "sglang.service"
+    unit.write_bytes(subprocess.run(["podman", "exec", standins["container"], "cat", "/etc/systemd/system/sglang.service"],
+                                    check=True, capture_output=True).stdout)
+    secrets = dict(CANARIES, pve_root_password=standins["root_password"], api_key=standins["api_key"])
+    assert all(len(value) >= 8 for value in secrets.values())
+    assert secret_scan.scan([str(private / "artifacts"), str(unit)], secrets) == []
+    assert "ESTABLISH" in (artifacts / "stdout").read_text()  # the job really ran at -vvv or more
 
     # What the fake PVE recorded: container 129 exists with the GPUs' devN entries, and it runs.
     state = json.loads(subprocess.run(

@@ -25,10 +25,12 @@ def render(model_path, version="0.5.9", install=None):
         "__sglang_service_env_path": "/etc/llmops-sglang/sglang.env", "__sglang_service_has_secrets": False,
         "__sglang_service_credential": "sglang-secrets.yaml", "__sglang_service_secrets_path": "/etc/s.yaml",
         "__sglang_service_python": "/usr/bin/python3",
-        "__sglang_service_install": install or {}, "__sglang_service_model_label": model_path.rsplit("/", 1)[-1], "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
+        "__sglang_service_install": install or {}, "__sglang_service_model_label": model_path.rsplit("/", 1)[-1],
+        "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
         "__sglang_service_log_path": "/var/log/sglang/sglang.log", "__sglang_service_argv": ["--model-path", model_path],
         "sglang_service_timeout_start_base_sec": 300, "sglang_service_timeout_start_sec_per_gib": 10,
-        "__sglang_service_model_gib": 16, "sglang_service_filesystem_sandboxing": True, "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
+        "__sglang_service_model_gib": 16, "sglang_service_filesystem_sandboxing": True,
+        "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
     }
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(TEMPLATE.read_text()), escape_backslashes=False)

@@ -143,6 +143,33 @@ def parse_journal_json(text, max_line_length=8192):
     return entries
 
 
+UNTAGGED_TOLERANCE_S = 0.5
+
+
+def untagged_entries(text, since_epoch):
+    """The ``journalctl -o json`` lines, as text, that carry no invocation id and are not older than since_epoch.
+
+    journald takes a line's ``_SYSTEMD_INVOCATION_ID`` from the writer's cgroup, which it reads from /proc: the
+    output of a process that exits at once (a launch that fails in its first milliseconds) is often stored
+    without it, under the unit's name only. Such lines belong to the launch that started at or after
+    since_epoch, since the unit runs one launch at a time.
+    """
+    # The start time comes from a monotonic stamp converted to wall-clock time: allow for the conversion's error.
+    since = None if since_epoch is None else since_epoch - UNTAGGED_TOLERANCE_S
+    kept = []
+    for raw in (text or "").splitlines():
+        try:
+            record = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(record, dict) or record.get("_SYSTEMD_INVOCATION_ID") or record.get("INVOCATION_ID"):
+            continue
+        stamp = _int_or_none(record.get("__REALTIME_TIMESTAMP"))
+        if stamp is not None and since is not None and stamp / 1e6 >= since:
+            kept.append(raw)
+    return "\n".join(kept)
+
+
 def last_invocation_id(text):
     """The invocation id of the newest entry in ``journalctl -u UNIT -o json`` output that carries one."""
     found = None

@@ -18,7 +18,8 @@ description:
     C(=== llmops.sglang launch <UTC ISO time> invocation=<systemd invocation id> ===) that the
     P(llmops.sglang.sglang_service#role) unit writes in C(ExecStartPre) at every start.
   - For a systemd O(unit) it also returns the journal of the current or last invocation only
-    (C(_SYSTEMD_INVOCATION_ID)), the unit's result, exit status or signal, start times, restart count,
+    (C(_SYSTEMD_INVOCATION_ID), plus the unit's lines journald stored without an invocation id since that
+    invocation started, as it does for a process that exits at once), the unit's result, exit status or signal, start times, restart count,
     whether the start limit was hit, and kernel OOM-killer lines that name the invocation's PIDs,
     where the kernel log is readable.
   - The log is opened without following symlinks and must be a regular file; a directory component that is
@@ -163,10 +164,11 @@ from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import 
     parse_journal_json,
     parse_show,
     summarize_unit,
+    untagged_entries,
 )
 
 
-def _journal(module, invocation_id, lines, max_line_length):
+def _journal(module, unit, invocation_id, since_epoch, lines, max_line_length):
     journalctl = module.get_bin_path("journalctl")
     if not journalctl:
         return [], [], "journalctl not found"
@@ -180,6 +182,15 @@ def _journal(module, invocation_id, lines, max_line_length):
     if rc != 0:
         return [], [], (err or out).strip()[:500] or "journalctl exited %d" % rc
     entries = parse_journal_json(out, max_line_length)
+    if since_epoch is not None:
+        # The unit's own lines that journald stored without an invocation id (a process that exited at once).
+        rc, untagged, _err = module.run_command([
+            journalctl, "--no-pager", "-o", "json", "-n", str(lines), "--since", "@%d" % int(since_epoch - 1),
+            "_SYSTEMD_UNIT=%s" % unit,
+        ])
+        if rc == 0:
+            entries = sorted(entries + parse_journal_json(untagged_entries(untagged, since_epoch), max_line_length),
+                             key=lambda entry: entry[0] or 0)[-lines:]
     pids = sorted({pid for _stamp, pid, _ident, _message in entries if pid and pid != 1})
     return [format_journal_line(e) for e in entries], pids, None
 
@@ -235,7 +246,9 @@ def examine_unit(module, unit, lines, max_line_length):
     if not info["invocation_id"]:
         info["journal_error"] = "the unit has no InvocationID and no journal entries (it never ran, or the journal was rotated)"
         return info
-    info["journal"], pids, info["journal_error"] = _journal(module, info["invocation_id"], lines, max_line_length)
+    info["journal"], pids, info["journal_error"] = _journal(
+        module, info["name"], info["invocation_id"], None if info.get("invocation_from_journal") else info["start_time"],
+        lines, max_line_length)
     pids = sorted(set(pids) | {p for p in (info["exec_main_pid"], info["main_pid"]) if p})
     info["pids"] = pids
     kernel, info["kernel_error"] = _kernel_lines(module, info["start_time"])

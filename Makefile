@@ -29,7 +29,7 @@ help:
 	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, integration, molecule"
 	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
-	@echo "make catalogs   regenerate the SGLang flag catalogs and pins of every registry release from the real wheels"
+	@echo "make catalogs   regenerate the SGLang flag and architecture catalogs and pins of every registry release from the real wheels"
 	@echo "make release V=0.5.24 [ORACLE=1]  add an SGLang release: catalog, pins, a draft registry entry (CONTRIBUTING.md)"
 	@echo "make bench      accuracy and speed figures (bench/)"
 	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
@@ -132,6 +132,7 @@ catalogs: venv link
 	@versions="$$(PYTHONPATH=$(COLLECTIONS) $(PY) -c 'from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS; print(*SUPPORTED_VERSIONS)')"; \
 	  echo "registry releases: $$versions"; \
 	  $(PY) scripts/gen_flag_catalog.py $$versions; \
+	  $(PY) scripts/gen_arch_catalog.py $$versions; \
 	  $(PY) scripts/gen_release_pins.py $$versions
 
 # make release V=0.5.24 [ORACLE=1]: the new release's flag catalog and pins (merged into sglang-releases.json), and
@@ -141,6 +142,7 @@ release: venv link
 	@if [ -z "$(V)" ]; then echo "make release: name the new SGLang release, e.g. make release V=0.5.24 [ORACLE=1]" >&2; exit 2; fi
 	$(PY) scripts/draft_release.py --check "$(V)"
 	$(PY) scripts/gen_flag_catalog.py "$(V)"
+	$(PY) scripts/gen_arch_catalog.py "$(V)"
 	$(PY) scripts/gen_release_pins.py "$(V)"
 	$(PY) scripts/draft_release.py "$(V)"
 ifeq ($(ORACLE),1)

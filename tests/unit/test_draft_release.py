@@ -187,9 +187,9 @@ def test_make_release_runs_the_steps_in_order():
                           text=True, check=True)
     steps = [line for line in proc.stdout.splitlines() if "scripts/" in line or "bench/oracle/run.sh" in line]
     assert [s.split()[1] if "scripts/" in s else s for s in steps] == [
-        "scripts/draft_release.py", "scripts/gen_flag_catalog.py", "scripts/gen_release_pins.py",
-        "scripts/draft_release.py", 'ORACLE_VERSIONS="0.5.24" bash bench/oracle/run.sh']
-    assert "--check" in steps[0] and "--check" not in steps[3]
+        "scripts/draft_release.py", "scripts/gen_flag_catalog.py", "scripts/gen_arch_catalog.py",
+        "scripts/gen_release_pins.py", "scripts/draft_release.py", 'ORACLE_VERSIONS="0.5.24" bash bench/oracle/run.sh']
+    assert "--check" in steps[0] and "--check" not in steps[4]
     without = subprocess.run(MAKE + ["-n", "release", "V=0.5.24"], cwd=ROOT, capture_output=True, text=True,
                              check=True)
     assert "bench/oracle/run.sh" not in without.stdout

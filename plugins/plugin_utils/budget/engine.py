@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
+from .architectures import ArchitectureSupport, resolve_architecture
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
@@ -470,6 +471,11 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
     return args
 
 
+def architecture_of(spec: ModelSpec, release: SGLangRelease) -> ArchitectureSupport:
+    """How ``release`` treats the checkpoint's class (verified or generic); refuses one it special-cases."""
+    return resolve_architecture(spec.architecture, spec.raw_config or spec.raw_text_config, release)
+
+
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
         rv = ResolvedRelease(sglang_version.version, sglang_version) if isinstance(sglang_version, SGLangRelease) \
@@ -483,6 +489,7 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
     dp_attention = bool(args.get("enable_dp_attention")) or int(args.get("attn_dp_size") or 1) > 1
     replicas = dp if dp > 1 and not dp_attention else 1   # DP replicas are separate TP groups on other GPUs
     spec, total, source, override = _model_inputs(model)
+    architecture_of(spec, rv.release)
     ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
     if pp > 1:
         notes.append(f"pp_size {pp}: pipeline stages are not modelled; each GPU is sized as if it held every layer "
@@ -639,9 +646,16 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
         })
     min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     err = core["error"]
+    architecture = architecture_of(spec, rv.release)
+    if architecture.support == "generic":
+        warnings.append({"id": "generic_architecture",
+                         "message": f"{spec.architecture} is not on the verified list: sized with the standard "
+                                    f"attention layout from config.json's {', '.join(architecture.fields_used)}; "
+                                    f"bench/bench_budget.py reports what such predictions are worth"})
     result = {
-        "sglang_version": rv.requested, "profile": rv.release.version, "confidence": rv.confidence,
-        "verified_by": rv.release.verified_by,
+        "sglang_version": rv.requested, "profile": rv.release.version,
+        "confidence": "generic" if architecture.support == "generic" else rv.confidence,
+        "verified_by": rv.release.verified_by, "architecture": architecture.to_dict(),
         "verdict": verdict, "root_cause": root, "message": _message(spec, core, verdict),
         "error": {"type": err.etype, "message": err.message} if err else None,
         "warnings": warnings,

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from .architectures import VERIFIED, ArchitectureLayout, generic_layout
 from .errors import BudgetInputError
 
 DTYPE_BYTES = {
@@ -31,25 +32,6 @@ DTYPE_BYTES = {
 }
 
 _CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
-
-# Architectures per family; SGLang class names as they appear in ``architectures``.
-FAMILIES: Dict[str, Tuple[str, ...]] = {
-    "dense": ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM"),
-    "moe": ("Qwen3MoeForCausalLM", "MiniMaxM2ForCausalLM", "Glm4MoeForCausalLM"),
-    "mla": ("DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"),
-    "swa": ("GptOssForCausalLM",),
-    "gdn": ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
-            "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM"),
-    "mamba2": ("NemotronHForCausalLM",),
-}
-ARCH_FAMILY = {arch: fam for fam, archs in FAMILIES.items() for arch in archs}
-
-# configs/model_config.py multimodal_model_archs (the subset this engine models).
-MULTIMODAL_ARCHS = frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"})
-
-
-def supported_architectures() -> str:
-    return ", ".join(sorted(ARCH_FAMILY))
 
 
 @dataclass
@@ -104,6 +86,7 @@ class ModelSpec:
     rotary_dim: int
     rope_cache_len: int
     attention_bias: bool = False
+    o_proj_bias: bool = False
     qk_norm: bool = False
     attn_output_gate: bool = False
     # per-layer layout: (mixer, ffn); mixer in full|swa|linear|mamba|none, ffn in dense|moe|none
@@ -144,7 +127,11 @@ class ModelSpec:
     moe_pad: Tuple[int, int] = (0, 0)     # (hidden, per-rank intermediate) alignment of padded MoE weights
     config_language_model_only: bool = False   # checkpoint declares language_model_only (0.5.23 reads it)
     quant: QuantSpec = field(default_factory=QuantSpec)
+    layout: ArchitectureLayout = field(default_factory=lambda: VERIFIED["LlamaForCausalLM"], repr=False)
+    norms_per_layer: int = 2
+    mlp_bias: bool = False
     raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)
+    raw_config: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     # ---- derived views (cached: the sizing path reads them on every evaluation) -----------------
     def _ids(self, kinds: Tuple[str, ...]) -> List[int]:
@@ -295,6 +282,28 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
                            "or pass model.safetensors.index.json so the weight bytes are read, not derived")
 
 
+# configs/model_config.py get_total_num_kv_heads (0.5.9 and 0.5.23): the first of these that is set, else one KV
+# head per attention head
+_KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num", "num_attention_groups")
+
+
+def _kv_head_count(text: Dict[str, Any], where: str, heads: int) -> int:
+    if text.get("multi_query") and not text.get("new_decoder_architecture"):
+        return 1
+    for key in _KV_HEAD_KEYS:
+        if text.get(key) is not None:
+            return _int(text, key, where)
+    return heads
+
+
+def _has_qk_norm(layout: ArchitectureLayout, text: Dict[str, Any]) -> bool:
+    """q/k norms as the class builds them: always, behind a config switch (``qk_norm_key``), or, for a class this
+    engine does not know, when the config says ``use_qk_norm``."""
+    if layout.qk_norm:
+        return not layout.qk_norm_key or bool(text.get(layout.qk_norm_key))
+    return bool(text.get("use_qk_norm"))
+
+
 def _gdn_layers(text: Dict[str, Any], n: int) -> List[str]:
     interval = _int(text, "full_attention_interval", "text_config.", 4)
     return ["linear" if (i + 1) % interval != 0 else "full" for i in range(n)]
@@ -399,20 +408,22 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
                                "use the unmodified config.json of the checkpoint")
     arch = archs[0]
     validate_config_fields(config)
-    family = ARCH_FAMILY.get(arch)
-    if family is None:
-        raise BudgetInputError(
-            "model.config.architectures", f"{archs!r} is not a supported architecture",
-            f"supported families: dense GQA, MoE, MLA, SWA, hybrid GDN, mamba2 hybrid ({supported_architectures()})")
+    # an unverified class is parsed with the generic layout; the engine decides per release whether SGLang treats
+    # it generically (architectures.resolve_architecture) before any number is returned
+    layout = VERIFIED.get(arch) or generic_layout("", config)
+    family = layout.family
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     where = "text_config." if text is not config else ""
     hidden = _int(text, "hidden_size", where)
     n_layers = _int(text, "num_hidden_layers", where)
     heads = _int(text, "num_attention_heads", where)
-    kv_heads = _int(text, "num_key_value_heads", where, heads)
+    kv_heads = _kv_head_count(text, where, heads)
     head_dim = int(text.get("head_dim") or text.get("attention_head_dim") or hidden // max(heads, 1))
     vocab = _int(text, "vocab_size", where)
-    tie = bool(config.get("tie_word_embeddings", text.get("tie_word_embeddings", False)))
+    if layout.tie == "config":
+        tie = bool(config.get("tie_word_embeddings", text.get("tie_word_embeddings", layout.tie_default)))
+    else:
+        tie = layout.tie == "always"
     dtype = str(text.get("torch_dtype") or text.get("dtype") or config.get("torch_dtype") or config.get("dtype")
                 or "bfloat16")
     # configs/model_config.py _get_and_verify_dtype: with --dtype auto a float32 (or undeclared) checkpoint is
@@ -422,20 +433,25 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
     rope_params = text.get("rope_parameters") or {}
     partial = float(text.get("partial_rotary_factor", rope_params.get("partial_rotary_factor", 1.0)) or 1.0)
     rotary_dim = int(text.get("rotary_dim") or head_dim * partial)
+    qkv_bias = bool(text.get(layout.bias_key, layout.bias_default)) if layout.qkv_bias is None else layout.qkv_bias
+    rope_rows = max_pos
+    if layout.rope_rows_key and text.get(layout.rope_rows_key):
+        rope_rows = _int(text, layout.rope_rows_key, where)
     spec = ModelSpec(
         architecture=arch, family=family, hidden_size=hidden, num_layers=n_layers, num_heads=heads,
         num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
         intermediate_size=int(text.get("intermediate_size") or 0), vocab_size=vocab, tie_embeddings=tie,
         dtype_bytes=dtype_bytes, max_position_embeddings=max_pos, derived_context_len=derive_context_length(text),
-        rotary_dim=rotary_dim, rope_cache_len=_rope_cache(text, rotary_dim, max_pos),
-        attention_bias=bool(text.get("attention_bias", arch == "Qwen2ForCausalLM")),
-        qk_norm=arch in ("Qwen3ForCausalLM", "Qwen3MoeForCausalLM") or bool(text.get("use_qk_norm"))
-        or family == "gdn",
-        quant=_quant(config, text, hf_quant_config), raw_text_config=text,
+        rotary_dim=rotary_dim, rope_cache_len=_rope_cache(text, rotary_dim, rope_rows),
+        attention_bias=qkv_bias, o_proj_bias=qkv_bias if layout.o_bias is None else layout.o_bias,
+        qk_norm=_has_qk_norm(layout, text),
+        quant=_quant(config, text, hf_quant_config), raw_text_config=text, raw_config=config, layout=layout,
+        norms_per_layer=layout.norms_per_layer, mlp_bias=qkv_bias if layout.mlp_bias is None else layout.mlp_bias,
+        gated_mlp=layout.gated_mlp,
         num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
         mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),
-        is_multimodal=arch in MULTIMODAL_ARCHS,
-        vision=config.get("vision_config") if arch in MULTIMODAL_ARCHS else None,
+        is_multimodal=layout.multimodal,
+        vision=config.get("vision_config") if layout.multimodal else None,
         config_language_model_only=bool(config.get("language_model_only", False)),
     )
     ffn = "dense"
@@ -454,6 +470,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         first_dense = int(text.get("first_k_dense_replace", 0) or 0)
         sparse_step = int(text.get("decoder_sparse_step", 1) or 1)
         mlp_only = set(text.get("mlp_only_layers") or [])
+        if layout.all_layers_moe:
+            first_dense, sparse_step, mlp_only = 0, 1, set()
         spec.layers = [("full", "moe" if family == "moe" and i >= first_dense and (i + 1) % sparse_step == 0
                         and i not in mlp_only else "dense") for i in range(n_layers)]
     elif family == "mla":

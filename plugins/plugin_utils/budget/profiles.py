@@ -708,6 +708,9 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBe
         return str(user)
     sm100 = sm in (100, 103)
     topk_one = topk is None or int(topk) == 1
+    by_sm = spec.layout.attention_backend_by_sm
+    if by_sm:
+        return by_sm[0] if sm100 else (by_sm[1] if sm >= 80 else by_sm[2])
     if spec.family == "swa":  # GptOssForCausalLM hook
         return "trtllm_mha" if sm100 else ("fa3" if sm == 90 else "triton")
     if spec.family == "gdn" and sm100:

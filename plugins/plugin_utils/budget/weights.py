@@ -132,11 +132,14 @@ def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
         Linear(i, "self_attn.q_proj", q_heads * hd * gate, h, bias=q_heads * hd * gate if bias else 0),
         Linear(i, "self_attn.k_proj", kv * hd, h, bias=kv * hd if bias else 0),
         Linear(i, "self_attn.v_proj", kv * hd, h, bias=kv * hd if bias else 0),
-        Linear(i, "self_attn.o_proj", h, q_heads * hd, bias=h if spec.family == "swa" else 0),
+        Linear(i, "self_attn.o_proj", h, q_heads * hd, bias=h if spec.o_proj_bias else 0),
     ]
     if spec.qk_norm:
-        if spec.architecture == "MiniMaxM2ForCausalLM":
+        if spec.layout.qk_norm == "projection":
             out += [_norm(i, "self_attn.q_norm", q_heads * hd), _norm(i, "self_attn.k_norm", kv * hd)]
+        elif spec.layout.qk_norm == "full_projection":   # replicated: every rank holds the whole norm
+            out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd),
+                    _norm(i, "self_attn.k_norm", spec.num_kv_heads * hd)]
         else:
             out += [_norm(i, "self_attn.q_norm", hd), _norm(i, "self_attn.k_norm", hd)]
     if spec.family == "swa":  # attention sinks, one per local head
@@ -203,12 +206,11 @@ def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
 
 def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1) -> List[Linear]:
     h = spec.hidden_size
+    bias = spec.mlp_bias and prefix == "mlp"
+    up = [Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count, bias=inter // tp if bias else 0)]
     if spec.gated_mlp:
-        return [Linear(i, f"{prefix}.gate_proj", inter // tp, h, count=count),
-                Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count),
-                Linear(i, f"{prefix}.down_proj", h, inter // tp, count=count)]
-    return [Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count),
-            Linear(i, f"{prefix}.down_proj", h, inter // tp, count=count)]
+        up.insert(0, Linear(i, f"{prefix}.gate_proj", inter // tp, h, count=count, bias=inter // tp if bias else 0))
+    return up + [Linear(i, f"{prefix}.down_proj", h, inter // tp, count=count, bias=h if bias else 0)]
 
 
 def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
@@ -235,7 +237,7 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     out += _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts)
     if spec.shared_expert_intermediate_size:
         out += _mlp(spec, i, spec.shared_expert_intermediate_size, tp, prefix="mlp.shared_expert")
-        if spec.family == "gdn":
+        if spec.layout.shared_expert_gate:
             out.append(Linear(i, "mlp.shared_expert_gate", 1, h, quantizable=False))
     return out
 
@@ -256,8 +258,8 @@ def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: i
         out += _mlp(spec, i, spec.intermediate_size, tp)
     elif ffn == "moe":
         out += _moe(spec, i, tp, ep)
-    norms = 1 if spec.family == "mamba2" else 2
-    out += [_norm(i, f"norm{k}", h) for k in range(norms)]
+    if spec.layout.norm_params:
+        out += [_norm(i, f"norm{k}", h * (2 if spec.layout.norm_bias else 1)) for k in range(spec.norms_per_layer)]
     return out
 
 
@@ -281,7 +283,8 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
         head_tp = atp if dp_lm_head else tp
         # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
         # the MTP draft's own head is built under the draft's quant config, which excludes it
-        out.append(Linear(None, "lm_head", _vocab_rows(spec, head_tp), spec.hidden_size,
+        rows = _vocab_rows(spec, head_tp)
+        out.append(Linear(None, "lm_head", rows, spec.hidden_size, bias=rows if spec.layout.lm_head_bias else 0,
                           quantizable=spec.quant.method == "modelopt_mixed" and not draft))
     return out
 
@@ -323,7 +326,8 @@ def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int]
     rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     for i, (mixer, ffn) in enumerate(spec.layers):
         rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
-    rows.append(_norm(None, "norm", spec.hidden_size))
+    if spec.layout.norm_params:
+        rows.append(_norm(None, "norm", spec.hidden_size * (2 if spec.layout.norm_bias else 1)))
     rows += _vision(spec, tp)
     return rows
 

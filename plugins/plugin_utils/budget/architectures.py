@@ -1,0 +1,258 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which model classes the budget engine predicts, and how each lays out its weights.
+
+Three kinds of support, decided per SGLang release (``data/sglang-archs-<V>.json``, generated from the wheel by
+``scripts/gen_arch_catalog.py``):
+
+* **verified**: the class is in :data:`VERIFIED` with the layout SGLang's model class builds; the oracle
+  (``bench/oracle``) checks it on real configs.
+* **generic**: the release registers the class (``EntryClass``), none of its sizing files names it, its
+  ``model_type`` is not one of SGLang's own config classes, and its config carries nothing beyond standard
+  attention and MLP/MoE fields. SGLang then builds the standard paged-attention KV pool for it, and the engine
+  predicts it with a Llama-style layout read from those fields (``confidence: generic``).
+* everything else is refused by name: a class the release does not serve, or one it special-cases
+  (MLA, hybrid SWA, linear attention, multimodal towers, ...) that is not modelled here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+from .errors import BudgetInputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..releases import SGLangRelease
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+
+
+@dataclass(frozen=True)
+class ArchitectureLayout:
+    """The weight layout of one SGLang model class (``models/<module>``), as far as sizing sees it.
+
+    ``family`` selects the KV/state pool: dense|moe (standard GQA), mla, swa (GPT-OSS hybrid SWA), gdn, mamba2.
+    ``qkv_bias``: ``None`` reads the config's ``bias_key`` (default ``bias_default``); ``o_bias``: ``None`` is
+    the same as the qkv bias. ``qk_norm``: "" none, "head" (one ``head_dim`` RMSNorm for q and one for k),
+    "projection" (over the rank's heads), "full_projection" (over all heads, replicated on every rank);
+    ``qk_norm_key`` names a config switch that turns it on (Cohere's ``use_qk_norm``).
+    ``norms_per_layer``: norm weights of ``hidden_size`` per decoder layer; ``norm_bias``: LayerNorms with a bias;
+    ``norm_params``: False for parameter-free norms. ``tie``: "config" (``tie_word_embeddings``, default
+    ``tie_default``), "always" (no lm_head is built) or "never". ``lm_head_bias``: the head has a bias.
+    ``rope_rows_key``: a config key whose value sets the RoPE cache rows when present (Command-R).
+    ``shared_expert_gate``: a 1 x hidden sigmoid gate beside the shared expert. ``all_layers_moe``: the class makes
+    every layer MoE whatever ``decoder_sparse_step`` / ``mlp_only_layers`` say."""
+
+    family: str
+    module: str
+    qkv_bias: Optional[bool] = None
+    bias_key: str = "attention_bias"
+    bias_default: bool = False
+    o_bias: Optional[bool] = None
+    qk_norm: str = ""
+    qk_norm_key: str = ""
+    gated_mlp: bool = True
+    mlp_bias: Optional[bool] = False      # None: same as the qkv bias
+    norms_per_layer: int = 2
+    norm_bias: bool = False
+    norm_params: bool = True
+    tie: str = "config"
+    tie_default: bool = False
+    lm_head_bias: bool = False
+    rope_rows_key: str = ""
+    shared_expert_gate: bool = False
+    all_layers_moe: bool = False
+    # the class's own default --attention-backend on (SM100, SM80 and newer, older) when the user gives none
+    attention_backend_by_sm: Tuple[str, ...] = ()
+    multimodal: bool = False
+
+
+def _dense(module: str, **kw: Any) -> ArchitectureLayout:
+    return ArchitectureLayout(family="dense", module=module, **kw)
+
+
+def _moe(module: str, **kw: Any) -> ArchitectureLayout:
+    return ArchitectureLayout(family="moe", module=module, **kw)
+
+
+# SGLang 0.5.23 ``srt/models`` module of each class (the same class exists in 0.5.9 unless noted in the release's
+# architecture catalog). Layout facts cite the module that builds them.
+VERIFIED: Dict[str, ArchitectureLayout] = {
+    "LlamaForCausalLM": _dense("llama.py"),
+    "MistralForCausalLM": _dense("mistral.py"),
+    "Qwen2ForCausalLM": _dense("qwen2.py", qkv_bias=True, o_bias=False),   # qwen2.py: qkv bias=True, o_proj none
+    # llama.py: class Phi3ForCausalLM(LlamaForCausalLM) loads the fused qkv/gate_up checkpoint; no biases
+    "Phi3ForCausalLM": _dense("llama.py"),
+    # gemma2.py: gelu gate_up, input/post_attention/pre_feedforward/post_feedforward GemmaRMSNorm, logits from
+    # embed_tokens (no lm_head); sliding layers only mask attention (not hybrid SWA): one full-size pool
+    "Gemma2ForCausalLM": _dense("gemma2.py", norms_per_layer=4, tie="always"),
+    # commandr.py: parallel block with one weight-only LayerNorm, per-head q/k LayerNorm split over TP when
+    # use_qk_norm, logits from embed_tokens, RoPE rows = model_max_length when set
+    "CohereForCausalLM": _dense("commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm",
+                                norms_per_layer=1, tie="always", rope_rows_key="model_max_length"),
+    # olmo2.py: post-attention and post-feedforward RMSNorm only, q_norm over hidden and k_norm over all KV heads
+    # on every rank
+    # and its override (0.5.9 server_args.py:1499-1519, 0.5.23 arg_groups/model_overrides/olmo2.py) defaults the
+    # attention backend to trtllm_mha on SM100, fa3 from SM80, triton below
+    "Olmo2ForCausalLM": _dense("olmo2.py", qk_norm="full_projection",
+                               attention_backend_by_sm=("trtllm_mha", "fa3", "triton")),
+    # starcoder2.py: c_fc/c_proj (not gated) and qkv/o with bias = use_bias (default True), LayerNorms with bias
+    "Starcoder2ForCausalLM": _dense("starcoder2.py", bias_key="use_bias", bias_default=True, gated_mlp=False,
+                                    mlp_bias=None, norm_bias=True, tie_default=True),
+    # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
+    "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1,
+                             norm_bias=True, lm_head_bias=True),
+    # mixtral.py: every layer MoE (num_local_experts x intermediate_size), router without bias
+    "MixtralForCausalLM": _moe("mixtral.py", tie="never"),
+    # qwen2_moe.py: qkv bias (qkv_bias, default on), every layer MoE (is_layer_sparse = True: decoder_sparse_step and
+    # mlp_only_layers are not read), a shared expert of shared_expert_intermediate_size with its 1 x hidden gate,
+    # its own lm_head
+    "Qwen2MoeForCausalLM": _moe("qwen2_moe.py", bias_key="qkv_bias", bias_default=True, o_bias=False,
+                                shared_expert_gate=True, tie="never", all_layers_moe=True),
+    "Qwen3ForCausalLM": _dense("qwen3.py", qk_norm="head"),
+    "Qwen3MoeForCausalLM": _moe("qwen3_moe.py", qk_norm="head"),
+    "MiniMaxM2ForCausalLM": _moe("minimax_m2.py", qk_norm="projection"),
+    "Glm4MoeForCausalLM": _moe("glm4_moe.py"),
+    "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
+    "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
+    "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
+    "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head",
+                                               shared_expert_gate=True),
+    "Qwen3_5ForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
+                                                          shared_expert_gate=True, multimodal=True),
+    "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
+                                                             shared_expert_gate=True, multimodal=True),
+    "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
+                                             shared_expert_gate=True),
+    "Qwen3_5MoeForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
+                                                shared_expert_gate=True),
+    "NemotronHForCausalLM": ArchitectureLayout(family="mamba2", module="nemotron_h.py", gated_mlp=False,
+                                               norms_per_layer=1),
+}
+
+# Config keys that mean a layer kind or tower the generic layout does not describe (state-space or linear
+# attention, MLA, multimodal towers, chunked or per-layer attention kinds). A config holding one is refused.
+_NON_GENERIC_KEYS = (
+    "mamba", "ssm", "conv_l_cache", "linear_attn", "linear_num", "hybrid", "full_attn_idxs", "block_types",
+    "kv_lora_rank", "vision_config", "audio_config", "text_config", "attention_chunk_size", "altup", "laurel",
+    "efficient_attention", "lightning", "attn_type_list", "no_rope_layers", "alibi",
+    "global_attn_every_n_layers", "num_nextn_predict_layers", "block_configs",
+)
+_EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+GENERIC_FIELDS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+                  "intermediate_size", "vocab_size", "tie_word_embeddings", "attention_bias",
+                  "max_position_embeddings", "rope_scaling", "torch_dtype")
+GENERIC_MOE_FIELDS = _EXPERT_COUNT_KEYS + ("moe_intermediate_size", "shared_expert_intermediate_size",
+                                           "n_shared_experts", "decoder_sparse_step", "first_k_dense_replace",
+                                           "mlp_only_layers")
+
+
+@dataclass(frozen=True)
+class ReleaseArchitectures:
+    """One release's architecture catalog (``data/sglang-archs-<V>.json``)."""
+
+    version: str
+    entry_classes: Dict[str, str]
+    special_cased: Dict[str, Tuple[str, ...]]
+    config_model_types: Dict[str, str]
+
+
+@functools.lru_cache(maxsize=None)
+def release_architectures(version: str) -> ReleaseArchitectures:
+    path = os.path.join(DATA_DIR, f"sglang-archs-{version}.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError:
+        raise BudgetInputError("sglang_version", f"{version} has no architecture catalog ({path})",
+                               f"run `make catalogs` (scripts/gen_arch_catalog.py {version})") from None
+    return ReleaseArchitectures(version=version, entry_classes=data["entry_classes"],
+                                special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
+                                config_model_types=data["config_model_types"])
+
+
+@dataclass(frozen=True)
+class ArchitectureSupport:
+    """How the engine predicts one checkpoint's class under one release (returned as ``architecture``)."""
+
+    name: str
+    support: str                       # verified | generic
+    sglang_module: str
+    fields_used: Tuple[str, ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"name": self.name, "support": self.support, "sglang_module": self.sglang_module,
+                "fields_used": list(self.fields_used)}
+
+
+# ``layer_types`` values of plain attention: SGLang gives a class it does not list as hybrid SWA one full-size KV
+# pool, sliding layers included (configs/model_config.py is_hybrid_swa_model).
+_ATTENTION_LAYER_TYPES = frozenset({"full_attention", "sliding_attention"})
+
+
+def non_generic_keys(config: Dict[str, Any]) -> Tuple[str, ...]:
+    """The keys of ``config`` that the generic layout cannot describe."""
+    keys = [k for k in config if any(marker in k.lower() for marker in _NON_GENERIC_KEYS)]
+    types = config.get("layer_types")
+    if isinstance(types, list) and not set(map(str, types)) <= _ATTENTION_LAYER_TYPES:
+        keys.append("layer_types")
+    return tuple(sorted(keys))
+
+
+def is_moe_config(config: Dict[str, Any]) -> bool:
+    return any(config.get(k) for k in _EXPERT_COUNT_KEYS)
+
+
+def generic_layout(module: str, config: Dict[str, Any]) -> ArchitectureLayout:
+    """The Llama-style layout SGLang's standard classes share, read from the config's own fields."""
+    return ArchitectureLayout(family="moe" if is_moe_config(config) else "dense", module=module)
+
+
+def verified_names() -> Tuple[str, ...]:
+    return tuple(sorted(VERIFIED))
+
+
+def _supported_hint() -> str:
+    return f"use a verified architecture ({', '.join(verified_names())}), or a standard decoder SGLang does not " \
+           f"special-case"
+
+
+def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRelease") -> ArchitectureSupport:
+    """Decide whether ``release`` can be predicted for class ``name``; raise BudgetInputError naming why not."""
+    catalog = release_architectures(release.version)
+    module = catalog.entry_classes.get(name)
+    if module is None:
+        served = [v for v in _catalog_versions() if name in release_architectures(v).entry_classes]
+        where = f"; SGLang {served[0]} is the first release that has it" if served else \
+            "; no release in the registry has it (SGLang would fall back to its Transformers backend, which the " \
+            "budget does not model)"
+        raise BudgetInputError(
+            "model.config.architectures", f"{name} is not a model class of SGLang {release.version}{where}",
+            f"pin a release that serves it (sglang_version), or check config.json's architectures; {_supported_hint()}")
+    if name in VERIFIED:
+        return ArchitectureSupport(name=name, support="verified", sglang_module=module)
+    model_type = str(config.get("model_type") or "")
+    special = catalog.special_cased.get(name)
+    if special:
+        reason = f"SGLang {release.version} special-cases it in {', '.join(special[:3])}"
+    elif model_type in catalog.config_model_types:
+        reason = f"SGLang {release.version} parses its model_type {model_type!r} with its own config class " \
+                 f"({catalog.config_model_types[model_type]})"
+    elif non_generic_keys(config):
+        reason = f"its config.json declares {', '.join(non_generic_keys(config)[:4])}, which a standard " \
+                 f"attention layout does not describe"
+    else:
+        fields = tuple(k for k in GENERIC_FIELDS + (GENERIC_MOE_FIELDS if is_moe_config(config) else ())
+                       if k in config)
+        return ArchitectureSupport(name=name, support="generic", sglang_module=module, fields_used=fields)
+    raise BudgetInputError("model.config.architectures",
+                           f"{name} ({module}) is not modelled by the budget engine: {reason}", _supported_hint())
+
+
+@functools.lru_cache(maxsize=1)
+def _catalog_versions() -> Tuple[str, ...]:
+    from ..releases import SUPPORTED_VERSIONS
+    return tuple(SUPPORTED_VERSIONS)

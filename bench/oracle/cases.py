@@ -76,6 +76,80 @@ MODELS = {
     "zai-org__GLM-4.7": ([("H200", 8)], {"mtp"}),
 }
 
+# Issue 13's architecture grid: real configs of classes beyond the first 16, by SGLang class. Each config gets
+# ARCH_CASES_PER_MODEL cases from its own seed (ids ``arch-<model>-NN``), so adding a config never changes another
+# config's cases. The grid runs under 0.5.23 and 0.5.9 (the older release the gate names).
+ARCH_MODELS = {
+    "MixtralForCausalLM": {
+        "mistralai__Mixtral-8x7B-v0.1": [("H100-80GB", 2), ("A100-80GB", 2), ("H200", 1), ("RTX A6000", 4)],
+        "mistralai__Mixtral-8x22B-v0.1": [("H100-80GB", 4), ("H200", 4), ("A100-80GB", 8)],
+    },
+    "Qwen2MoeForCausalLM": {
+        "ByteResearch__Hermes-Qwen1.5-MoE-A2.7B-Chat-2": [("H100-80GB", 1), ("RTX 4090", 2), ("L40S", 1)],
+        "MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow": [("A100-80GB", 1), ("RTX A6000", 1), ("H100-80GB", 2)],
+    },
+    "Phi3ForCausalLM": {
+        "ehartford__phi3-4k": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "gaianet__phi-4-GGUF": [("H100-80GB", 1), ("RTX A6000", 1), ("L40S", 2)],
+    },
+    "CohereForCausalLM": {
+        "unsloth__c4ai-command-r-08-2024": [("H100-80GB", 2), ("A100-80GB", 2), ("H200", 1)],
+        "TechxGenus__c4ai-command-r-v01-AWQ": [("A100-80GB", 1), ("H100-80GB", 1), ("RTX A6000", 2)],
+    },
+    "Starcoder2ForCausalLM": {
+        "TokenBender__starcoder2_15B_OCI": [("H100-80GB", 1), ("A100-40GB", 1), ("L40S", 2)],
+        "uukuguy__starcoder2-15b-fp16": [("RTX A6000", 1), ("H100-80GB", 2), ("A100-80GB", 1)],
+    },
+    "Gemma2ForCausalLM": {
+        "thejaminator__gemma-hook-layer-0-step-2000": [("RTX 4090", 1), ("L40S", 1), ("H100-80GB", 1),
+                                                       ("A100-80GB", 2)],
+    },
+    "Olmo2ForCausalLM": {
+        "CodeAtCMU__OLMo-2-0425-1B_full_sft_code_data_": [("RTX 4090", 1), ("L40S", 1)],
+        "allenai__OLMo-2-1124-13B": [("A100-80GB", 1), ("H100-80GB", 1), ("L40S", 2)],
+    },
+    "PhiForCausalLM": {
+        "microsoft__phi-1": [("RTX 4090", 1), ("L40S", 1)],
+        "DUAL-GPO__phi-2-gpo-test-iter-1": [("RTX 4090", 1), ("A100-40GB", 1), ("L40S", 2)],
+    },
+}
+ARCH_CASES_PER_MODEL = 6
+
+
+def _model_dir(prefix: str) -> str:
+    """The fixture folder a (possibly truncated) ARCH_MODELS key names."""
+    if os.path.isdir(os.path.join(CONFIGS, prefix)):
+        return prefix
+    matches = sorted(d for d in os.listdir(CONFIGS) if d.startswith(prefix))
+    if len(matches) != 1:
+        raise SystemExit(f"ARCH_MODELS: {prefix!r} matches {matches} in {CONFIGS}")
+    return matches[0]
+
+
+def _architecture_cases():
+    out = []
+    for models in ARCH_MODELS.values():
+        for prefix, deploys in models.items():
+            model = _model_dir(prefix)
+            rng = random.Random(f"arch:{model}")
+            contexts = [c for c in CTX if c <= max_context(model)] or [max_context(model)]
+            short = model.split("__", 1)[1]
+            for i in range(ARCH_CASES_PER_MODEL):
+                gpu, tp = deploys[i % len(deploys)]
+                pre = round(GPUS[gpu][1] / 1024 - rng.choice(OVERHEAD_GIB), 2)
+                args = {}
+                if rng.random() < 0.75:
+                    args["mem_fraction_static"] = rng.choice(MFS)
+                if rng.random() < 0.7:
+                    args["context_length"] = rng.choice(contexts)
+                if rng.random() < 0.3:
+                    args["max_running_requests"] = rng.choice([8, 16, 32, 48, 64, 128, 256])
+                if rng.random() < 0.15:
+                    args["kv_cache_dtype"] = "fp8_e4m3"
+                out.append(_case(f"arch-{short}-{i:02d}", model, gpu, tp, pre, args))
+    return out
+
+
 MFS = [0.7, 0.75, 0.8, 0.82, 0.85, 0.88, 0.9, 0.93]
 CTX = [4096, 8192, 16384, 32768, 65536, 131072]
 OVERHEAD_GIB = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
@@ -400,7 +474,7 @@ def cases(version: str) -> list[dict]:
     """All cases for one SGLang version, in a fixed order."""
     if version in NOTED_RELEASES:
         incident = _incident_0_5_23() if version == "0.5.23" else _incident_0_5_9()
-        return incident + _edge_cases() + _generated(seed=20261129)
+        return incident + _edge_cases() + _generated(seed=20261129) + _architecture_cases()
     # the incident as the release's own startup order shapes it (draft resident or not)
     incident = _unnoted(_incident_0_5_23() if draft_resident_at_sizing(version) else _incident_0_5_9())
     generated = [c for c in _generated(seed=20261129)

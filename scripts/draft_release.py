@@ -98,6 +98,11 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "handle_eagle_family"})),
     SourceArea("gpt_oss_trtllm_mha_disables_hybrid_swa", frozenset(_MODEL_ADJUSTMENTS),
                modules=("srt/arg_groups/model_overrides/gpt_oss.py",)),
+    SourceArea("gemma3_rope_in_attention", frozenset(), unread=("srt/models/gemma3_causal.py",)),
+    SourceArea("gemma3_rope_per_layer_type", frozenset(),
+               unread=("transformers: models/gemma3/configuration_gemma3.py of the release's pin",)),
+    SourceArea("nemotron_h_reads_layers_block_type", frozenset(),
+               unread=("srt/configs/nemotron_h.py",)),
     SourceArea("trtllm_mha_page_sizes", frozenset({
         "_handle_attention_backend_compatibility",        # 0.5.9 server_args.py:1904
         "_mla_backend_page_constraints", "_page_size_default"})),  # 0.5.23 arg_groups/overrides.py:1183

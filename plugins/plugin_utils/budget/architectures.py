@@ -9,7 +9,9 @@ Three kinds of support, decided per SGLang release (``data/sglang-archs-<V>.json
 * **generic**: the release registers the class (``EntryClass``), none of its sizing files names it, its
   ``model_type`` is not one of SGLang's own config classes, and its config carries nothing beyond standard
   attention and MLP/MoE fields. SGLang then builds the standard paged-attention KV pool for it, and the engine
-  predicts it with a Llama-style layout read from those fields (``confidence: generic``).
+  predicts it with a Llama-style layout read from those fields (``confidence: generic``). A dense class SGLang
+  has no implementation of, whose ``model_type`` the pinned transformers knows, runs on SGLang's Transformers
+  backend and is predicted the same way.
 * everything else is refused by name: a class the release does not serve, or one it special-cases
   (MLA, hybrid SWA, linear attention, multimodal towers, ...) that is not modelled here.
 """
@@ -35,7 +37,7 @@ class ArchitectureLayout:
     """The weight layout of one SGLang model class (``models/<module>``), as far as sizing sees it.
 
     ``family`` selects the KV/state pool: dense|moe (standard GQA), mla, swa (GPT-OSS hybrid SWA), gdn, mamba2.
-    ``qkv_bias``: ``None`` reads the config's ``bias_key`` (default ``bias_default``); ``o_bias``: ``None`` is
+    ``qkv_bias``: ``None`` is on when any of the config's ``bias_key`` is (default ``bias_default``); ``o_bias``: ``None`` is
     the same as the qkv bias. ``qk_norm``: "" none, "head" (one ``head_dim`` RMSNorm for q and one for k),
     "projection" (over the rank's heads), "full_projection" (over all heads, replicated on every rank);
     ``qk_norm_key`` names a config switch that turns it on (Cohere's ``use_qk_norm``).
@@ -44,12 +46,18 @@ class ArchitectureLayout:
     ``tie_default``), "always" (no lm_head is built) or "never". ``lm_head_bias``: the head has a bias.
     ``rope_rows_key``: a config key whose value sets the RoPE cache rows when present (Command-R).
     ``shared_expert_gate``: a 1 x hidden sigmoid gate beside the shared expert. ``all_layers_moe``: the class makes
-    every layer MoE whatever ``decoder_sparse_step`` / ``mlp_only_layers`` say."""
+    every layer MoE whatever ``decoder_sparse_step`` / ``mlp_only_layers`` say. ``partial_rotary_default``: the
+    rotary fraction when the config gives none. ``embed_replicated``: a plain ``nn.Embedding`` (every rank holds
+    the whole table, unpadded). ``rope_layout``: "standard" (one cache, the config's scaling), or
+    "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them).
+    ``config_aliases``: (field, the name SGLang's config class reads it from; dotted for a nested field).
+    ``experts_quantizable``: False when the class builds its experts without the quant config.
+    ``router_float32``: the MoE gate's weight is float32 (a release may differ: ``weight_dtype_quirks``)."""
 
     family: str
     module: str
     qkv_bias: Optional[bool] = None
-    bias_key: str = "attention_bias"
+    bias_key: Tuple[str, ...] = ("attention_bias",)
     bias_default: bool = False
     o_bias: Optional[bool] = None
     qk_norm: str = ""
@@ -65,6 +73,12 @@ class ArchitectureLayout:
     rope_rows_key: str = ""
     shared_expert_gate: bool = False
     all_layers_moe: bool = False
+    router_float32: bool = False
+    experts_quantizable: bool = True
+    partial_rotary_default: float = 1.0
+    embed_replicated: bool = False
+    rope_layout: str = "standard"
+    config_aliases: Tuple[Tuple[str, str], ...] = ()
     # the class's own default --attention-backend on (SM100, SM80 and newer, older) when the user gives none
     attention_backend_by_sm: Tuple[str, ...] = ()
     multimodal: bool = False
@@ -80,9 +94,35 @@ def _moe(module: str, **kw: Any) -> ArchitectureLayout:
 
 # SGLang 0.5.23 ``srt/models`` module of each class (the same class exists in 0.5.9 unless noted in the release's
 # architecture catalog). Layout facts cite the module that builds them.
+_LLAMA_BIAS = ("attention_bias", "bias")   # llama.py: bias=getattr(config, "attention_bias", False) or "bias"
+
 VERIFIED: Dict[str, ArchitectureLayout] = {
-    "LlamaForCausalLM": _dense("llama.py"),
-    "MistralForCausalLM": _dense("mistral.py"),
+    "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
+    "MistralForCausalLM": _dense("mistral.py", bias_key=_LLAMA_BIAS),
+    # gemma.py: gelu gate_up, two RMSNorms ((1 + w) folded into the weight at load), logits from embed_tokens
+    "GemmaForCausalLM": _dense("gemma.py", tie="always"),
+    # gemma3_causal.py: a plain nn.Embedding (Gemma3TextScaledWordEmbedding: whole and unpadded on every rank),
+    # q/k RMSNorm over head_dim, four Gemma3RMSNorm per layer, tied by default; get_rope with the local and the
+    # global base and rope_scaling {"rope_type": "default"}; sliding layers only mask attention (one full pool)
+    "Gemma3ForCausalLM": _dense("gemma3_causal.py", qk_norm="head", norms_per_layer=4, tie_default=True,
+                                embed_replicated=True, rope_layout="local_global_unscaled"),
+    # glm4.py: qkv bias = attention_bias (default on), o_proj none, input/post_attention/post_self_attn/post_mlp
+    # RMSNorm, rotary over partial_rotary_factor (default 0.5) of the head
+    "Glm4ForCausalLM": _dense("glm4.py", bias_default=True, o_bias=False, norms_per_layer=4,
+                              partial_rotary_default=0.5),
+    # arcee.py: up/down relu2 MLP (not gated), Llama attention, never tied ("Arcee does not tie word embeddings")
+    "ArceeForCausalLM": _dense("arcee.py", bias_key=_LLAMA_BIAS, gated_mlp=False, tie="never"),
+    # ernie4.py: LlamaAttention with bias = use_bias on qkv and o_proj, gated MLP, tied by default
+    "Ernie4_5_ForCausalLM": _dense("ernie4.py", bias_key=("use_bias",), tie_default=True),
+    # granite.py: qkv/o and the MLP without bias whatever the config says; the multipliers are scalars
+    "GraniteForCausalLM": _dense("granite.py", qkv_bias=False),
+    # exaone.py with SGLang's ExaoneConfig (configs/exaone.py): num_layers, tie_word_embeddings default on
+    "ExaoneForCausalLM": _dense("exaone.py", qkv_bias=False, tie_default=True,
+                                config_aliases=(("num_hidden_layers", "num_layers"),)),
+    # stablelm.py: qkv bias = use_qkv_bias, o_proj none, LayerNorms with bias, rotary over rope_pct, its own
+    # unquantized head
+    "StableLmForCausalLM": _dense("stablelm.py", bias_key=("use_qkv_bias",), o_bias=False, norm_bias=True,
+                                  tie="never"),
     "Qwen2ForCausalLM": _dense("qwen2.py", qkv_bias=True, o_bias=False),   # qwen2.py: qkv bias=True, o_proj none
     # llama.py: class Phi3ForCausalLM(LlamaForCausalLM) loads the fused qkv/gate_up checkpoint; no biases
     "Phi3ForCausalLM": _dense("llama.py"),
@@ -93,6 +133,9 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # use_qk_norm, logits from embed_tokens, RoPE rows = model_max_length when set
     "CohereForCausalLM": _dense("commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm",
                                 norms_per_layer=1, tie="always", rope_rows_key="model_max_length"),
+    # commandr.py: class Cohere2ForCausalLM(CohereForCausalLM); its sliding layers only mask attention
+    "Cohere2ForCausalLM": _dense("commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm",
+                                 norms_per_layer=1, tie="always", rope_rows_key="model_max_length"),
     # olmo2.py: post-attention and post-feedforward RMSNorm only, q_norm over hidden and k_norm over all KV heads
     # on every rank
     # and its override (0.5.9 server_args.py:1499-1519, 0.5.23 arg_groups/model_overrides/olmo2.py) defaults the
@@ -100,22 +143,40 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Olmo2ForCausalLM": _dense("olmo2.py", qk_norm="full_projection",
                                attention_backend_by_sm=("trtllm_mha", "fa3", "triton")),
     # starcoder2.py: c_fc/c_proj (not gated) and qkv/o with bias = use_bias (default True), LayerNorms with bias
-    "Starcoder2ForCausalLM": _dense("starcoder2.py", bias_key="use_bias", bias_default=True, gated_mlp=False,
+    "Starcoder2ForCausalLM": _dense("starcoder2.py", bias_key=("use_bias",), bias_default=True, gated_mlp=False,
                                     mlp_bias=None, norm_bias=True, tie_default=True),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1,
                              norm_bias=True, lm_head_bias=True),
     # mixtral.py: every layer MoE (num_local_experts x intermediate_size), router without bias
     "MixtralForCausalLM": _moe("mixtral.py", tie="never"),
+    # dbrx.py: DBRX's own field names (d_model, n_heads, n_layers, attn_config, ffn_config), raw expert tensors split
+    # over TP and never quantized, weight-only LayerNorms, its own lm_head
+    "DbrxForCausalLM": _moe("dbrx.py", qkv_bias=False, all_layers_moe=True, tie="never", experts_quantizable=False,
+                            config_aliases=(("hidden_size", "d_model"), ("num_attention_heads", "n_heads"),
+                                            ("num_hidden_layers", "n_layers"),
+                                            ("max_position_embeddings", "max_seq_len"),
+                                            ("num_key_value_heads", "attn_config.kv_n_heads"),
+                                            ("num_local_experts", "ffn_config.moe_num_experts"),
+                                            ("intermediate_size", "ffn_config.ffn_hidden_size"))),
+    # granitemoe.py: num_local_experts x intermediate_size in every layer, no biases, router without bias
+    "GraniteMoeForCausalLM": _moe("granitemoe.py", qkv_bias=False, all_layers_moe=True),
+    # olmoe.py: every layer MoE, q_norm and k_norm over the whole hidden size on every rank, its own lm_head
+    "OlmoeForCausalLM": _moe("olmoe.py", qkv_bias=False, qk_norm="full_projection", tie="never",
+                             all_layers_moe=True),
+    # phimoe.py: qkv/o bias = attention_bias, LayerNorms with bias, every layer MoE, lm_head with bias
+    "PhiMoEForCausalLM": _moe("phimoe.py", norm_bias=True, lm_head_bias=True, all_layers_moe=True),
     # qwen2_moe.py: qkv bias (qkv_bias, default on), every layer MoE (is_layer_sparse = True: decoder_sparse_step and
     # mlp_only_layers are not read), a shared expert of shared_expert_intermediate_size with its 1 x hidden gate,
     # its own lm_head
-    "Qwen2MoeForCausalLM": _moe("qwen2_moe.py", bias_key="qkv_bias", bias_default=True, o_bias=False,
+    "Qwen2MoeForCausalLM": _moe("qwen2_moe.py", bias_key=("qkv_bias",), bias_default=True, o_bias=False,
                                 shared_expert_gate=True, tie="never", all_layers_moe=True),
     "Qwen3ForCausalLM": _dense("qwen3.py", qk_norm="head"),
     "Qwen3MoeForCausalLM": _moe("qwen3_moe.py", qk_norm="head"),
-    "MiniMaxM2ForCausalLM": _moe("minimax_m2.py", qk_norm="projection"),
-    "Glm4MoeForCausalLM": _moe("glm4_moe.py"),
+    # minimax_m2.py: the gate is ReplicatedLinear(params_dtype=torch.float32) in every registry release
+    "MiniMaxM2ForCausalLM": _moe("minimax_m2.py", qk_norm="projection", router_float32=True),
+    # glm4_moe.py Glm4MoeGate: float32 weight (GLM4_MOE_GATE_MODEL_DTYPE releases: the model dtype)
+    "Glm4MoeForCausalLM": _moe("glm4_moe.py", router_float32=True),
     "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
     "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
     "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
@@ -158,6 +219,9 @@ class ReleaseArchitectures:
     entry_classes: Dict[str, str]
     special_cased: Dict[str, Tuple[str, ...]]
     config_model_types: Dict[str, str]
+    transformers_version: str
+    transformers_model_types: frozenset
+    transformers_causal_lm_classes: frozenset
 
 
 @functools.lru_cache(maxsize=None)
@@ -171,7 +235,10 @@ def release_architectures(version: str) -> ReleaseArchitectures:
                                f"run `make catalogs` (scripts/gen_arch_catalog.py {version})") from None
     return ReleaseArchitectures(version=version, entry_classes=data["entry_classes"],
                                 special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
-                                config_model_types=data["config_model_types"])
+                                config_model_types=data["config_model_types"],
+                                transformers_version=data["transformers"]["version"],
+                                transformers_model_types=frozenset(data["transformers"]["model_types"]),
+                                transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]))
 
 
 @dataclass(frozen=True)
@@ -224,6 +291,14 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
     """Decide whether ``release`` can be predicted for class ``name``; raise BudgetInputError naming why not."""
     catalog = release_architectures(release.version)
     module = catalog.entry_classes.get(name)
+    model_type = str(config.get("model_type") or "")
+    if module is None and name in catalog.transformers_causal_lm_classes and \
+            model_type in catalog.transformers_model_types and not non_generic_keys(config) and not is_moe_config(config):
+        # model_loader/utils.py get_model_architecture: a class with no SGLang implementation runs on the
+        # Transformers backend (TransformersForCausalLM), which builds the HF model: standard paged KV
+        fields = tuple(k for k in GENERIC_FIELDS if k in config)
+        return ArchitectureSupport(name=name, support="generic", fields_used=fields,
+                                   sglang_module="models/transformers.py (Transformers backend)")
     if module is None:
         served = [v for v in _catalog_versions() if name in release_architectures(v).entry_classes]
         where = f"; SGLang {served[0]} is the first release that has it" if served else \
@@ -234,7 +309,6 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
             f"pin a release that serves it (sglang_version), or check config.json's architectures; {_supported_hint()}")
     if name in VERIFIED:
         return ArchitectureSupport(name=name, support="verified", sglang_module=module)
-    model_type = str(config.get("model_type") or "")
     special = catalog.special_cased.get(name)
     if special:
         reason = f"SGLang {release.version} special-cases it in {', '.join(special[:3])}"
@@ -250,6 +324,25 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
         return ArchitectureSupport(name=name, support="generic", sglang_module=module, fields_used=fields)
     raise BudgetInputError("model.config.architectures",
                            f"{name} ({module}) is not modelled by the budget engine: {reason}", _supported_hint())
+
+
+REMOTE_CODE_MESSAGE = ("The repository {model} contains custom code which must be executed to correctly load the "
+                       "model. Please pass the argument `trust_remote_code=True` to allow custom code to be run.")
+
+
+def remote_code_error(config: Dict[str, Any], release: "SGLangRelease", trust_remote_code: bool,
+                      model: str = "") -> Optional[str]:
+    """transformers' refusal when SGLang loads a config whose ``auto_map`` names custom code (``AutoConfig``) and
+    whose ``model_type`` neither SGLang's own config classes nor the release's pinned transformers know, without
+    ``--trust-remote-code`` (utils/hf_transformers get_config -> AutoConfig.from_pretrained)."""
+    auto_map = config.get("auto_map")
+    if trust_remote_code or not isinstance(auto_map, dict) or "AutoConfig" not in auto_map:
+        return None
+    catalog = release_architectures(release.version)
+    model_type = str(config.get("model_type") or "")
+    if model_type in catalog.config_model_types or model_type in catalog.transformers_model_types:
+        return None
+    return REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
 
 
 @functools.lru_cache(maxsize=1)

@@ -68,6 +68,15 @@ class SizingBehaviour:
     # speculation keeps the overlap schedule only with SGLANG_ENABLE_SPEC_V2 (its default here); None: no such switch
     spec_v2_env_default: Optional[bool]
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
+    # models/gemma3_causal.py: each attention builds get_rope (local and global base: two fp32 caches of
+    # max_position rows); 0.5.9's classes rotate with inv_freq modules only (no cos_sin_cache)
+    gemma3_rope_in_attention: bool
+    # the pinned transformers (5.x) stores Gemma 3's RoPE per layer type, so the context length ignores the linear
+    # rope factor (0.5.9's transformers 4.57: 131072 x 8 = 1048576 for the 4B, 0.5.23: 131072)
+    gemma3_rope_per_layer_type: bool
+    # configs/nemotron_h.py reads layers_block_type (a list) when hybrid_override_pattern is absent; 0.5.9 knows only
+    # the pattern string and would build its default layer pattern instead
+    nemotron_h_reads_layers_block_type: bool
     trtllm_mha_page_sizes: Tuple[int, ...]      # page sizes trtllm_mha keeps; any other becomes 64
     hybrid_sm100_model_overrides: bool          # SM100 GDN backend: trtllm_mha unless page 1 is needed
     mamba2_sm100_default_backend: Optional[str]  # SM100 Mamba2 backend when fixed (None: the model override)

@@ -21,10 +21,10 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
-from .architectures import ArchitectureSupport, resolve_architecture
+from .architectures import ArchitectureSupport, remote_code_error, resolve_architecture
 from .errors import BudgetInputError
-from .model_spec import ModelSpec, QuantSpec, build_model_spec
-from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, mamba_per_req,
+from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length
+from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, fp8_block_shape_error, mamba_per_req,
                        resolve_args, runtime_needs, size_pools)
 from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header,
                       rope_reserve_rows)
@@ -224,17 +224,23 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
         spec.config_language_model_only or bool(args.get("language_model_only")))
     dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
     moe_pad = mxfp4_moe_padding(spec, args, release, sm)
+    # transformers 5 keeps Gemma 3's RoPE settings per layer type (rope_parameters), so get_context_length finds no
+    # rope_scaling factor to apply
+    unscaled = spec.layout.rope_layout == "local_global_unscaled" and release.sizing.gemma3_rope_per_layer_type
     if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online and not lm_only \
-            and not dp_encoder and moe_pad == (0, 0):
+            and not dp_encoder and moe_pad == (0, 0) and not unscaled:
         return spec
-    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad)
+    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad, unscaled)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
         cached = replace(spec, dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
                          quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate"))
                          if online else spec.quant,
                          is_multimodal=spec.is_multimodal and not lm_only,
-                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder, moe_pad=moe_pad)
+                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder, moe_pad=moe_pad,
+                         derived_context_len=derive_context_length(
+                             {k: v for k, v in spec.raw_text_config.items() if k != "rope_scaling"})
+                         if unscaled else spec.derived_context_len)
         _SPEC_VARIANTS[key] = cached
         _SPEC_KEEPALIVE[id(spec)] = spec
     return cached
@@ -353,6 +359,10 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     checks: List[str] = []
     out["checks"] = checks
     try:
+        checks.append("model_config")   # ModelConfig loads config.json before any argument is checked
+        remote = remote_code_error(spec.raw_config or spec.raw_text_config, release, bool(args.get("trust_remote_code")))
+        if remote:
+            raise StartupError("ValueError", remote, "unsupported_architecture")
         checks.append("context_length")
         if r.context_error:
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
@@ -369,7 +379,7 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
                 else:
                     raise StartupError("RuntimeError", msg, "tp_memory_imbalance")
         checks.append("weight_load")  # the quantization config is built first, when the model loads
-        quant_error = release.sizing.quant_config_check(spec, args, sm)
+        quant_error = release.sizing.quant_config_check(spec, args, sm) or fp8_block_shape_error(spec, r.tp, r.ep)
         if quant_error:
             raise quant_error
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
@@ -472,8 +482,15 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
 
 
 def architecture_of(spec: ModelSpec, release: SGLangRelease) -> ArchitectureSupport:
-    """How ``release`` treats the checkpoint's class (verified or generic); refuses one it special-cases."""
-    return resolve_architecture(spec.architecture, spec.raw_config or spec.raw_text_config, release)
+    """How ``release`` treats the checkpoint's class (verified or generic); refuses one it special-cases, or a
+    config the release's config class would misread."""
+    support = resolve_architecture(spec.architecture, spec.raw_config or spec.raw_text_config, release)
+    if spec.layers_from_block_type and not release.sizing.nemotron_h_reads_layers_block_type:
+        raise BudgetInputError(
+            "model.config.layers_block_type",
+            f"SGLang {release.version}'s Nemotron-H config reads only hybrid_override_pattern, so it would build its "
+            f"default layer pattern for this checkpoint", "pin SGLang 0.5.10 or newer (sglang_version)")
+    return support
 
 
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):

@@ -117,6 +117,8 @@ class ModelSpec:
     ssm_state_size: int = 0
     conv_kernel: int = 0
     mamba_ssm_dtype: Optional[str] = None   # from the config; None = not declared
+    layers_from_block_type: bool = False     # Nemotron-H config with layers_block_type only (no pattern string)
+    moe_latent_size: int = 0                 # Nemotron-H latent MoE: the experts' width
     # speculative heads declared by the checkpoint
     num_nextn_predict_layers: Optional[int] = None
     mtp_num_hidden_layers: int = 0
@@ -214,6 +216,9 @@ def _rope_cache(text_cfg: Dict[str, Any], rotary_dim: int, max_pos: int) -> int:
     if kind in ("yarn", "deepseek_yarn") and rope.get("original_max_position_embeddings"):
         # YaRN caches original_max_position * factor rows (layers/rotary_embedding.py YaRNScaling*).
         return int(rope["original_max_position_embeddings"] * rope.get("factor", 1))
+    if kind in ("linear", "dynamic") and isinstance(rope.get("factor"), (int, float)):
+        # LinearScalingRotaryEmbedding / DynamicNTKScalingRotaryEmbedding: max_position * factor rows
+        return int(max_pos * rope["factor"])
     return max_pos
 
 
@@ -280,6 +285,13 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
     raise BudgetInputError("model.config.quantization_config.quant_method", f"{method!r} is not modelled",
                            "use an fp8, awq, gptq, modelopt (nvfp4/fp8), mxfp4 or compressed-tensors checkpoint, "
                            "or pass model.safetensors.index.json so the weight bytes are read, not derived")
+
+
+def _nested(cfg: Dict[str, Any], dotted: str) -> Any:
+    value: Any = cfg
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 # configs/model_config.py get_total_num_kv_heads (0.5.9 and 0.5.23): the first of these that is set, else one KV
@@ -414,7 +426,13 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
     family = layout.family
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     where = "text_config." if text is not config else ""
+    aliased = {field: _nested(text, alias) for field, alias in layout.config_aliases if field not in text}
+    aliased = {field: value for field, value in aliased.items() if value is not None}
+    if aliased:
+        text = dict(text, **aliased)
     hidden = _int(text, "hidden_size", where)
+    if family == "mamba2" and "num_hidden_layers" not in text and isinstance(text.get("layers_block_type"), list):
+        text = dict(text, num_hidden_layers=len(text["layers_block_type"]))   # configs/nemotron_h.py derives it
     n_layers = _int(text, "num_hidden_layers", where)
     heads = _int(text, "num_attention_heads", where)
     kv_heads = _kv_head_count(text, where, heads)
@@ -431,9 +449,14 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
     dtype_bytes = min(2, DTYPE_BYTES.get(dtype.replace("torch.", ""), 2))
     max_pos = _int(text, "max_position_embeddings", where, 2048)
     rope_params = text.get("rope_parameters") or {}
-    partial = float(text.get("partial_rotary_factor", rope_params.get("partial_rotary_factor", 1.0)) or 1.0)
+    partial = float(text.get("partial_rotary_factor") or rope_params.get("partial_rotary_factor")
+                    or text.get("rope_pct") or layout.partial_rotary_default)
     rotary_dim = int(text.get("rotary_dim") or head_dim * partial)
-    qkv_bias = bool(text.get(layout.bias_key, layout.bias_default)) if layout.qkv_bias is None else layout.qkv_bias
+    if layout.qkv_bias is None:
+        qkv_bias = any(bool(text.get(k)) for k in layout.bias_key) if any(k in text for k in layout.bias_key) \
+            else layout.bias_default
+    else:
+        qkv_bias = layout.qkv_bias
     rope_rows = max_pos
     if layout.rope_rows_key and text.get(layout.rope_rows_key):
         rope_rows = _int(text, layout.rope_rows_key, where)
@@ -442,7 +465,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
         intermediate_size=int(text.get("intermediate_size") or 0), vocab_size=vocab, tie_embeddings=tie,
         dtype_bytes=dtype_bytes, max_position_embeddings=max_pos, derived_context_len=derive_context_length(text),
-        rotary_dim=rotary_dim, rope_cache_len=_rope_cache(text, rotary_dim, rope_rows),
+        rotary_dim=rotary_dim,
+        rope_cache_len=rope_rows if layout.rope_layout == "local_global_unscaled" else _rope_cache(text, rotary_dim, rope_rows),
         attention_bias=qkv_bias, o_proj_bias=qkv_bias if layout.o_bias is None else layout.o_bias,
         qk_norm=_has_qk_norm(layout, text),
         quant=_quant(config, text, hf_quant_config), raw_text_config=text, raw_config=config, layout=layout,
@@ -515,11 +539,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         spec.mamba_ssm_dtype = text.get("mamba_ssm_dtype")
         spec.layers = [(m, ffn) for m in _gdn_layers(text, n_layers)]
     elif family == "mamba2":
-        pattern = _need(text, "hybrid_override_pattern", where)
-        if not isinstance(pattern, str) or len(pattern) != n_layers or not re.fullmatch(r"[*\-ME]+", pattern):
-            raise BudgetInputError("model.config.hybrid_override_pattern",
-                                   "must be a string of M, *, - and E with one character per layer",
-                                   "use the unmodified Nemotron-H config.json")
+        pattern = _mamba2_pattern(text, where, n_layers)
+        spec.layers_from_block_type = "hybrid_override_pattern" not in text
         kind = {"M": ("mamba", "none"), "*": ("full", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
         spec.layers = [kind[c] for c in pattern]
         spec.mamba_num_heads = _int(text, "mamba_num_heads", where)
@@ -532,10 +553,52 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         if "E" in pattern:
             spec.num_experts = int(text.get("n_routed_experts") or 0)
             spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or 0)
-            spec.shared_expert_intermediate_size = int(text.get("moe_shared_expert_intermediate_size") or 0)
+            # models/nemotron_h.py: one shared MLP of moe_shared_expert_intermediate_size x n_shared_experts; latent
+            # MoE (moe_latent_size) runs the experts in that width between two replicated projections
+            spec.shared_expert_intermediate_size = int(text.get("moe_shared_expert_intermediate_size") or 0) * \
+                int(text.get("n_shared_experts") or 1)
+            spec.moe_latent_size = int(text.get("moe_latent_size") or 0)
             spec.router_bias = True
     if heads and kv_heads and heads % kv_heads:
         raise BudgetInputError(f"model.config.{where}num_key_value_heads",
                                f"{kv_heads} does not divide num_attention_heads {heads}",
                                "use the unmodified config.json")
+    _check_consistency(text, where, spec)
     return spec
+
+
+_BLOCK_TYPES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}
+
+
+def _mamba2_pattern(text: Dict[str, Any], where: str, n_layers: int) -> str:
+    """Nemotron-H's layer kinds: ``hybrid_override_pattern`` (M mamba, * attention, - MLP, E MoE) or, from 0.5.10's
+    configs/nemotron_h.py, the same as the ``layers_block_type`` list."""
+    blocks = text.get("layers_block_type")
+    if "hybrid_override_pattern" not in text and isinstance(blocks, list):
+        if not all(b in _BLOCK_TYPES for b in blocks) or len(blocks) != n_layers:
+            raise BudgetInputError(f"model.config.{where}layers_block_type",
+                                   f"must list one of {', '.join(_BLOCK_TYPES)} per layer", _FIX)
+        return "".join(_BLOCK_TYPES[b] for b in blocks)
+    pattern = _need(text, "hybrid_override_pattern", where)
+    if not isinstance(pattern, str) or len(pattern) != n_layers or not re.fullmatch(r"[*\-ME]+", pattern):
+        raise BudgetInputError("model.config.hybrid_override_pattern",
+                               "must be a string of M, *, - and E with one character per layer",
+                               "use the unmodified Nemotron-H config.json")
+    return pattern
+
+
+def _check_consistency(text: Dict[str, Any], where: str, spec: ModelSpec) -> None:
+    """Refuse fields that contradict each other (SGLang would fail on them at load time, or size nonsense)."""
+    if not (text.get("head_dim") or text.get("attention_head_dim")) and spec.num_heads and \
+            spec.hidden_size % spec.num_heads and not spec.is_mla:
+        raise BudgetInputError(f"model.config.{where}num_attention_heads",
+                               f"{spec.num_heads} does not divide hidden_size {spec.hidden_size} and no head_dim is "
+                               f"given", _FIX)
+    types = text.get("layer_types")
+    if isinstance(types, list) and 0 < len(types) < spec.num_layers:
+        raise BudgetInputError(f"model.config.{where}layer_types",
+                               f"names {len(types)} layers but num_hidden_layers is {spec.num_layers}", _FIX)
+    top_k = text.get("num_experts_per_tok")
+    if spec.num_experts and isinstance(top_k, int) and not isinstance(top_k, bool) and top_k > spec.num_experts:
+        raise BudgetInputError(f"model.config.{where}num_experts_per_tok",
+                               f"{top_k} is more than the {spec.num_experts} experts", _FIX)

@@ -256,6 +256,35 @@ def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[Star
     return None
 
 
+def fp8_block_shape_error(spec: ModelSpec, tp: int, ep: int) -> Optional[StartupError]:
+    """The FP8 block-quant shape checks of the first MLP that fails them, in layer order (the same in 0.5.9 and
+    0.5.23): ``Fp8MoEMethod.create_weights`` (layers/quantization/fp8.py: the per-rank expert intermediate must be a
+    multiple of block_n, and of block_k under TP) and ``Fp8LinearMethod.validate_block_quant_shapes`` (the merged
+    gate_up partitions a multiple of block_n, the row-parallel down input of block_k)."""
+    if spec.quant.method != "fp8" or not spec.quant.block:
+        return None
+    block_n, block_k = spec.quant.block
+    for i, (_mixer, ffn) in enumerate(spec.layers):
+        if ffn == "moe" and spec.layout.experts_quantizable and spec.quant.algo_for(i, "mlp.experts.gate_proj"):
+            part = spec.moe_intermediate_size // max(1, tp // ep)
+            if part % block_n:
+                return StartupError("ValueError", f"The output_size of gate's and up's weight = {part} is not "
+                                                  f"divisible by weight quantization block_n = {block_n}.",
+                                    "unsupported_quantization")
+            if tp > 1 and part % block_k:
+                return StartupError("ValueError", f"The input_size of down's weight = {part} is not divisible by "
+                                                  f"weight quantization block_k = {block_k}.", "unsupported_quantization")
+        elif ffn == "dense" and tp > 1 and spec.quant.algo_for(i, "mlp.gate_proj"):
+            part = spec.intermediate_size // tp
+            if part % block_n:
+                return StartupError("ValueError", f"Weight output_partition_size = {part} is not divisible by weight "
+                                                  f"quantization block_n = {block_n}.", "unsupported_quantization")
+            if part % block_k:
+                return StartupError("ValueError", f"Weight input_size_per_partition = {part} is not divisible by "
+                                                  f"weight quantization block_k = {block_k}.", "unsupported_quantization")
+    return None
+
+
 def quant_check_mixed_as_w4afp8(spec: ModelSpec, args: Dict[str, Any], sm: int) -> Optional[StartupError]:
     """0.5.10-0.5.14 ``_parse_modelopt_quant_config`` (0.5.12 configs/model_config.py:1001-1019): a ModelOpt
     MIXED_PRECISION checkpoint other than Nemotron-H loads as w4afp8, which needs SM 90 and 128-wide blocks."""

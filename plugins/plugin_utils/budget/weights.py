@@ -18,7 +18,7 @@ and for MLA the absorbed ``w_kc``/``w_vc`` copies that
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Tuple
 
 from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header import (
@@ -204,8 +204,9 @@ def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     ]
 
 
-def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1) -> List[Linear]:
-    h = spec.hidden_size
+def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1,
+         hidden: Optional[int] = None) -> List[Linear]:
+    h = hidden or spec.hidden_size
     bias = spec.mlp_bias and prefix == "mlp"
     up = [Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count, bias=inter // tp if bias else 0)]
     if spec.gated_mlp:
@@ -229,12 +230,18 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
         out.append(Linear(i, "mlp.experts.gate_up_proj", 2 * ip, hp, count=local_experts, bias=2 * ip))
         out.append(Linear(i, "mlp.experts.down_proj", hp, ip, count=local_experts, bias=hp))
         return out
-    # the router: a model-dtype ReplicatedLinear, except GLM-4.x's Glm4MoeGate which keeps float32 weights
-    out.append(Linear(i, "mlp.gate", e, h, quantizable=False,
-                      elem_bytes=4 if spec.architecture == "Glm4MoeForCausalLM" else None))
+    # the router: a model-dtype ReplicatedLinear unless the class keeps it in float32 (Glm4MoeGate, MiniMax-M2)
+    out.append(Linear(i, "mlp.gate", e, h, quantizable=False, elem_bytes=4 if spec.layout.router_float32 else None))
     if spec.router_bias:
         out.append(Linear(i, "mlp.gate.e_score_correction_bias", e, 1, elem_bytes=4))
-    out += _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts)
+    experts = _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts,
+                   hidden=spec.moe_latent_size or None)
+    if spec.moe_latent_size:   # models/nemotron_h.py fc1/fc2_latent_proj: replicated, quantized
+        out += [Linear(i, "mlp.fc1_latent_proj", spec.moe_latent_size, h),
+                Linear(i, "mlp.fc2_latent_proj", h, spec.moe_latent_size)]
+    if not spec.layout.experts_quantizable:
+        experts = [replace(lin, quantizable=False) for lin in experts]
+    out += experts
     if spec.shared_expert_intermediate_size:
         out += _mlp(spec, i, spec.shared_expert_intermediate_size, tp, prefix="mlp.shared_expert")
         if spec.layout.shared_expert_gate:
@@ -278,7 +285,8 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
     embed_tp = tp
     if atp < tp:
         embed_tp = atp if spec.is_mla else (1 if spec.architecture.startswith("Qwen3_5") else tp)
-    out = [Linear(None, "embed_tokens", _vocab_rows(spec, embed_tp), spec.hidden_size, quantizable=False)]
+    embed_rows = spec.vocab_size if spec.layout.embed_replicated else _vocab_rows(spec, embed_tp)
+    out = [Linear(None, "embed_tokens", embed_rows, spec.hidden_size, quantizable=False)]
     if own_head and not spec.tie_embeddings:
         head_tp = atp if dp_lm_head else tp
         # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
@@ -397,19 +405,24 @@ def _rope_rows(built: int, reserve: Optional[Tuple[int, int]]) -> int:
     return built if needed < built else (needed + align) // align * align
 
 
-def rope_cache_bytes(spec: ModelSpec, reserve: Optional[Tuple[int, int]] = None) -> int:
+def rope_cache_bytes(spec: ModelSpec, reserve: Optional[Tuple[int, int]] = None,
+                     release: Optional["SGLangRelease"] = None) -> int:
     """The fp32 ``cos_sin_cache`` buffers (rows x rotary_dim) resident when the pool is sized: the text model's
     (one per process: ``_ROPE_DICT`` shares it) and, for Qwen3-VL-style vision towers, the ViT's; both grown
     to ``reserve`` rows (``rope_reserve_rows``) when that is longer than what construction built.
 
     Nemotron-H attention layers carry no rotary embedding (``models/nemotron_h.py`` builds none)."""
-    return sum(_rope_rows(rows, reserve) * row_bytes for rows, row_bytes in rope_caches(spec))
+    return sum(_rope_rows(rows, reserve) * row_bytes for rows, row_bytes in rope_caches(spec, release))
 
 
-def rope_caches(spec: ModelSpec) -> List[Tuple[int, int]]:
-    """(rows as constructed, bytes per row) of each distinct RoPE ``cos_sin_cache`` the model builds."""
+def rope_caches(spec: ModelSpec, release: Optional["SGLangRelease"] = None) -> List[Tuple[int, int]]:
+    """(rows as constructed, bytes per row) of each distinct RoPE ``cos_sin_cache`` the model builds (``release``
+    decides the classes whose caches differ by release; without it, the newest behaviour)."""
     caches = []
-    if spec.family != "mamba2":
+    if spec.layout.rope_layout == "local_global_unscaled":
+        if release is None or release.sizing.gemma3_rope_in_attention:
+            caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2   # one per RoPE base
+    elif spec.family != "mamba2":
         caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
     if spec.vision:
         head_dim = int(spec.vision.get("hidden_size", 1152)) // int(spec.vision.get("num_heads", 16))
@@ -485,7 +498,7 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
             scale = checkpoint_total / shape_total
             target = int(target * scale)
             draft = int((draft - embed_head) * scale) + embed_head if draft_rows else 0
-    buffers = rope_cache_bytes(spec, rope_reserve) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
+    buffers = rope_cache_bytes(spec, rope_reserve, release) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
     return WeightBreakdown(target_param_bytes=target, target_buffer_bytes=buffers, draft_param_bytes=draft,
                            draft_buffer_bytes=0, draft_embed_head_bytes=embed_head, source=source,
                            checkpoint_total_bytes=checkpoint_total)

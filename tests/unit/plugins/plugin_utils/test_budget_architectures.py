@@ -61,8 +61,8 @@ def test_verified_class_resolves_as_verified():
 def test_a_standard_unverified_class_is_generic_and_names_its_fields():
     cfg = config("nvidia__Llama-3_3-Nemotron-Super-49B-v1")
     cfg = {k: v for k, v in cfg.items() if k != "block_configs"}
-    cfg["architectures"] = ["GraniteForCausalLM"]
-    got = resolve_architecture("GraniteForCausalLM", cfg, release("0.5.23"))
+    cfg["architectures"] = ["OrionForCausalLM"]
+    got = resolve_architecture("OrionForCausalLM", cfg, release("0.5.23"))
     assert got.support == "generic" and "hidden_size" in got.fields_used and "num_key_value_heads" in got.fields_used
 
 
@@ -106,8 +106,92 @@ def test_mixtral_8x7b_on_two_h100_gets_a_verdict_and_numbers():
 
 
 def test_a_generic_prediction_says_so_in_confidence_and_warnings():
-    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["GraniteForCausalLM"], model_type="granite")
+    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["OrionForCausalLM"], model_type="orion")
     res = evaluate({"config": cfg}, [H100], {}, "0.5.23")
     assert res["confidence"] == "generic" and res["architecture"]["support"] == "generic"
     assert any(w["id"] == "generic_architecture" for w in res["warnings"])
     assert res["budget"]["totals"]["max_total_num_tokens"] > 0
+
+
+def test_gemma3_embedding_is_whole_on_every_rank_and_its_rope_caches_follow_the_release():
+    """models/gemma3_causal.py: Gemma3TextScaledWordEmbedding is an nn.Embedding (not split, not padded); from
+    0.5.10 each attention builds get_rope with the local and the global base (two unscaled fp32 caches)."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import rope_caches, target_linears
+
+    cfg = config("Creekside__gemma-3")                       # gemma-3-4b's text config: vocab 262208, linear x8
+    spec = build_model_spec(cfg)
+    embed = next(r for r in target_linears(spec, tp=2) if r.name == "embed_tokens")
+    assert embed.out == cfg["vocab_size"] and spec.tie_embeddings
+    assert rope_caches(spec, release("0.5.23")) == [(131072, 256 * 4)] * 2      # the x8 factor is not applied
+    assert rope_caches(spec, release("0.5.10")) == [(131072, 256 * 4)] * 2
+    assert rope_caches(spec, release("0.5.9")) == []
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"num_experts_per_tok": 9}, "num_experts_per_tok"),                        # Mixtral has 8 experts
+    ({"layer_types": ["full_attention"] * 4}, "layer_types"),                  # 32 layers
+    ({"num_attention_heads": 31, "num_key_value_heads": 1}, "num_attention_heads"),  # 4096 / 31, no head_dim
+])
+def test_fields_that_contradict_each_other_are_refused_by_name(change, field):
+    cfg = dict(config("mistralai__Mixtral-8x7B-v0.1"), **change)
+    cfg.pop("head_dim", None)
+    with pytest.raises(BudgetInputError) as exc:
+        evaluate({"config": cfg}, [H100] * 2, {"tp_size": 1}, "0.5.23")
+    assert exc.value.field == f"model.config.{field}"
+
+
+def test_every_real_config_of_a_verified_class_parses():
+    """The consistency checks hold for every real config of the fixtures (they must never refuse a real one)."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
+    unmodelled_quant = {"bitsandbytes", "exl2", ""}     # bnb, EXL2 and MLX checkpoints: refused on purpose
+    for path in sorted(CONFIGS.glob("*/config.json")):
+        cfg = json.loads(path.read_text())
+        quant = cfg.get("quantization_config")
+        if cfg["architectures"][0] in VERIFIED and not (quant and str(quant.get("quant_method") or "") in unmodelled_quant):
+            build_model_spec(cfg)
+
+
+def test_custom_code_the_pinned_transformers_lacks_needs_trust_remote_code():
+    """Kimi-K2's config names its own config class (auto_map) for model_type kimi_k2, which no pinned transformers
+    ships and SGLang's config registry aliases only from 0.5.13 (utils/hf_transformers/common.py); MiniMax-M2's
+    minimax_m2 arrived with transformers 5.3 (0.5.10's pin). The oracle's 0.5.9 cases raised this ValueError."""
+    kimi, minimax = config("moonshotai__Kimi-K2-Instruct"), config("MiniMaxAI__MiniMax-M2.7")
+    h200 = {"name": "NVIDIA H200", "memory_total_mib": 143771}
+    res = evaluate({"config": minimax}, [h200] * 4, {"tp_size": 4}, "0.5.9", with_fixes=False)
+    assert res["verdict"] == "fails" and res["error"]["type"] == "ValueError"
+    assert "trust_remote_code=True" in res["error"]["message"] and res["checks"][-1]["id"] == "model_config"
+    assert evaluate({"config": minimax}, [h200] * 4, {"tp_size": 4}, "0.5.10", with_fixes=False)["error"] is None
+    assert evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8}, "0.5.9", with_fixes=False)["error"]["type"] == \
+        "ValueError"
+    trusted = evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8, "trust_remote_code": True}, "0.5.9",
+                       with_fixes=False)
+    assert trusted["checks"][0] == {"id": "model_config", "passed": True}
+    assert evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8}, "0.5.23", with_fixes=False)["error"] is None
+
+
+def test_nemotron_h_layers_block_type_and_latent_moe():
+    """configs/nemotron_h.py (0.5.10 on) reads layers_block_type when the pattern string is absent; models/nemotron_h.py
+    runs latent-MoE experts at moe_latent_size between two replicated projections."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import target_linears
+
+    ultra = config("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")     # layers_block_type, no num_hidden_layers
+    spec = build_model_spec(ultra)
+    assert spec.num_layers == len(ultra["layers_block_type"]) and spec.layers_from_block_type
+    assert spec.moe_latent_size == ultra["moe_latent_size"]
+    rows = {r.name: r for r in target_linears(spec, tp=8) if r.layer == spec.layers.index(("none", "moe"))}
+    assert rows["mlp.experts.up_proj"].inp == ultra["moe_latent_size"]
+    assert rows["mlp.fc1_latent_proj"].out == ultra["moe_latent_size"]
+    with pytest.raises(BudgetInputError, match="reads only hybrid_override_pattern"):
+        evaluate({"config": ultra}, [{"name": "NVIDIA H200", "memory_total_mib": 143771}] * 8, {"tp_size": 8}, "0.5.9")
+
+
+def test_a_class_without_an_sglang_implementation_runs_on_the_transformers_backend():
+    """SmolLM3ForCausalLM has no SGLang class in any registry release; transformers 5.19 (0.5.23's pin) ships
+    model_type smollm3, so SGLang serves it through TransformersForCausalLM with a standard KV pool."""
+    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["SmolLM3ForCausalLM"], model_type="smollm3")
+    got = resolve_architecture("SmolLM3ForCausalLM", cfg, release("0.5.23"))
+    assert got.support == "generic" and "Transformers backend" in got.sglang_module
+    with pytest.raises(BudgetInputError, match="Transformers backend"):      # an unknown model_type: no backend
+        resolve_architecture("SmolLM3ForCausalLM", dict(cfg, model_type="no_such_type"), release("0.5.23"))

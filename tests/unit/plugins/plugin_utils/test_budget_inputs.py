@@ -218,12 +218,12 @@ def test_checks_trace_stops_where_sglang_stops():
     args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
             "mamba_radix_cache_strategy": "no_buffer"}
     res = evaluate({"config": QWEN36}, gpus, args, "0.5.23", with_fixes=False)
-    assert [c["id"] for c in res["checks"]] == ["context_length", "server_args"]
+    assert [c["id"] for c in res["checks"]] == ["model_config", "context_length", "server_args"]
     assert res["checks"][-1]["passed"] is False and res["root_cause"] == "incompatible_feature_combination"
     assert json.loads(json.dumps(res)) == res
     ok = evaluate({"config": QWEN36}, gpus, {"tp_size": 2}, "0.5.23", with_fixes=False)
-    assert [c["id"] for c in ok["checks"]] == ["context_length", "server_args", "tp_memory_balance", "weight_load",
-                                               "pool_sizing", "worker_asserts"]
+    assert [c["id"] for c in ok["checks"]] == ["model_config", "context_length", "server_args", "tp_memory_balance",
+                                               "weight_load", "pool_sizing", "worker_asserts"]
     assert all(c["passed"] for c in ok["checks"])
 
 

@@ -8,13 +8,15 @@
 * ``incident-across-releases`` (README.md): the incident's flags under every release, from the budget engine;
 * ``release-pins`` (roles/sglang_install/README.md): each release's wheel pins;
 * ``release-cuda`` (roles/nvidia_userspace/README.md): the CUDA toolkit and host driver each release needs;
+* ``verified-architectures`` (README.md): the budget's verified classes, their SGLang module and pool family;
 
-and the list of modelled releases in ``sglang_memory_budget``'s documentation of ``sglang_version``.
+and the lists of modelled releases and verified architectures in ``sglang_memory_budget``'s documentation.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import re
 import sys
@@ -24,6 +26,8 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".build" / "collections"))
 
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.architectures import VERIFIED  # noqa: E402
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.architectures import release_architectures  # noqa: E402
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.compare import compare_releases  # noqa: E402
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import load_model_dir  # noqa: E402
 from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELEASES  # noqa: E402
@@ -76,8 +80,43 @@ def release_cuda() -> str:
     return "\n".join(lines)
 
 
+ORACLE_FIXTURE = ROOT / "tests" / "fixtures" / "oracle" / "sglang-0.5.23.json"
+CONFIGS = ROOT / "tests" / "fixtures" / "model-configs"
+
+
+def _oracle_configs_by_class() -> dict:
+    """Real configs per class in 0.5.23's oracle fixture."""
+    models = {case["model"] for case in json.loads(ORACLE_FIXTURE.read_text())["cases"]}
+    by_class: dict = {}
+    for model in models:
+        arch = json.loads((CONFIGS / model / "config.json").read_text())["architectures"][0]
+        by_class[arch] = by_class.get(arch, 0) + 1
+    return by_class
+
+
+def verified_architectures() -> str:
+    releases = list(RELEASES)
+    configs = _oracle_configs_by_class()
+    lines = [f"{len(VERIFIED)} classes, each checked against SGLang's own sizing code (bench/oracle) "
+             "(`python scripts/gen_release_docs.py`, from `budget/architectures.py`):", "",
+             "| class | SGLang module | KV / state pool | real configs in the oracle grid | first registry release with it |",
+             "|---|---|---|---|---|"]
+    pools = {"dense": "standard", "moe": "standard (MoE)", "mla": "MLA", "swa": "hybrid SWA", "gdn": "KV + GDN state",
+             "mamba2": "KV + mamba2 state"}
+    for name, layout in sorted(VERIFIED.items()):
+        first = next((v for v in releases if name in release_architectures(v).entry_classes), "-")
+        lines.append(f"| {name} | `models/{layout.module}` | {pools[layout.family]} | {configs.get(name, 0)} | {first} |")
+    return "\n".join(lines)
+
+
+def verified_architectures_line() -> str:
+    return _wrapped(["Architectures", "verified", "against", "SGLang's", "own", "sizing", "code:"]
+                    + [f"V({name})," for name in sorted(VERIFIED)])
+
+
 BLOCKS = {
     "incident-across-releases": (ROOT / "README.md", incident_across_releases),
+    "verified-architectures": (ROOT / "README.md", verified_architectures),
     "release-pins": (ROOT / "roles" / "sglang_install" / "README.md", release_pins),
     "release-cuda": (ROOT / "roles" / "nvidia_userspace" / "README.md", release_cuda),
 }
@@ -94,10 +133,16 @@ MODULE_DOC = ROOT / "plugins" / "modules" / "sglang_memory_budget.py"
 MODELLED_LINE = re.compile(r'"Releases whose startup sizing is modelled: [^"]*"')
 
 
+VERIFIED_LINE = re.compile(r'"Architectures verified against SGLang\'s own sizing code: [^"]*"')
+
+
 def modelled_releases_line() -> str:
-    """The module doc's list item, a double-quoted YAML scalar wrapped to the doc's 160-column limit."""
-    words = ["Releases", "whose", "startup", "sizing", "is", "modelled:"]
-    words += [f"V({v})," for v, r in RELEASES.items() if r.sizing is not None]
+    return _wrapped(["Releases", "whose", "startup", "sizing", "is", "modelled:"]
+                    + [f"V({v})," for v, r in RELEASES.items() if r.sizing is not None])
+
+
+def _wrapped(words: list) -> str:
+    """A module doc list item, a double-quoted YAML scalar wrapped to the doc's 160-column limit."""
     words[-1] = words[-1][:-1] + "."
     lines, line = [], '"' + words[0]
     for word in words[1:]:
@@ -123,8 +168,9 @@ def main() -> int:
                 path.write_text(new)
     text = MODULE_DOC.read_text()
     new = MODELLED_LINE.sub(modelled_releases_line(), text)
+    new = VERIFIED_LINE.sub(lambda _: verified_architectures_line(), new)
     if new != text:
-        stale.append(f"{MODULE_DOC.relative_to(ROOT)}: sglang_version")
+        stale.append(f"{MODULE_DOC.relative_to(ROOT)}: sglang_version / model")
         if not check:
             MODULE_DOC.write_text(new)
     for line in stale:

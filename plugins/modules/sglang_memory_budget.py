@@ -33,6 +33,20 @@ options:
         C(hf_quant_config) and C(safetensors_index) (the parsed files).
       - When the directory holds C(model.safetensors.index.json), its C(metadata.total_size) is used for the
         weight bytes; otherwise they come from the architecture's shapes.
+      - "Architectures verified against SGLang's own sizing code: V(ArceeForCausalLM), V(Cohere2ForCausalLM),
+        V(CohereForCausalLM), V(DbrxForCausalLM), V(DeepseekV2ForCausalLM), V(DeepseekV3ForCausalLM),
+        V(Ernie4_5_ForCausalLM), V(ExaoneForCausalLM), V(Gemma2ForCausalLM), V(Gemma3ForCausalLM),
+        V(GemmaForCausalLM), V(Glm4ForCausalLM), V(Glm4MoeForCausalLM), V(GptOssForCausalLM), V(GraniteForCausalLM),
+        V(GraniteMoeForCausalLM), V(LlamaForCausalLM), V(MiniMaxM2ForCausalLM), V(MistralForCausalLM),
+        V(MixtralForCausalLM), V(NemotronHForCausalLM), V(Olmo2ForCausalLM), V(OlmoeForCausalLM), V(Phi3ForCausalLM),
+        V(PhiForCausalLM), V(PhiMoEForCausalLM), V(Qwen2ForCausalLM), V(Qwen2MoeForCausalLM), V(Qwen3ForCausalLM),
+        V(Qwen3MoeForCausalLM), V(Qwen3NextForCausalLM), V(Qwen3_5ForCausalLM), V(Qwen3_5ForConditionalGeneration),
+        V(Qwen3_5MoeForCausalLM), V(Qwen3_5MoeForConditionalGeneration), V(StableLmForCausalLM),
+        V(Starcoder2ForCausalLM)."
+      - Another class that the pinned release registers and special-cases nowhere is sized with the standard
+        attention layout from its C(config.json) fields (RV(confidence) is then V(generic), RV(architecture)
+        names the fields). A class the release lacks, or special-cases without a verified layout here, is
+        refused by name.
     type: raw
     required: true
   model_location:
@@ -221,9 +235,18 @@ profile:
   returned: always
   type: str
 confidence:
-  description: V(exact) when the requested release's sizing is modelled, V(nearest) when another stood in.
+  description:
+    - V(exact) when the requested release's sizing is modelled and the architecture is verified, V(nearest) when
+      another release stood in, V(generic) when the architecture is off the verified list and was sized with the
+      standard attention layout (see RV(architecture)).
   returned: always
   type: str
+architecture:
+  description:
+    - How the model class was sized - C(name), C(support) (V(verified) or V(generic)), C(sglang_module) (the
+      release's module that builds it) and C(fields_used) (for V(generic), the C(config.json) fields read).
+  returned: always
+  type: dict
 verified_by:
   description:
     - How the replayed release's sizing was checked - V(oracle) (the engine agrees with that release's own sizing

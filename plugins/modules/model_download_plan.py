@@ -24,6 +24,9 @@ description:
     before anything is downloaded when they do not fit. A file under O(dest) counts as present only when
     M(llmops.sglang.model_files_verify) verified it against the digest the hub gives for this revision;
     the same size is not the same content.
+  - With O(metadata), also reads the revision's C(config.json), C(hf_quant_config.json) and
+    C(model.safetensors.index.json) (the small files the budget needs) and returns them parsed, so that
+    M(llmops.sglang.sglang_memory_budget) can size the model before any weight is downloaded.
   - Errors name the cause and the fix - unreachable endpoint, rejected token, gated or unknown
     repository, unknown revision - instead of a traceback.
   - Read-only; supports check mode. Standard library only on the target.
@@ -85,6 +88,12 @@ options:
     description: Verify the endpoint's TLS certificate.
     type: bool
     default: true
+  metadata:
+    description:
+      - Also fetch and return the revision's C(config.json), C(hf_quant_config.json) and C(model.safetensors.index.json)
+        (those it has), as RV(metadata).
+    type: bool
+    default: false
   timeout:
     description: Seconds to wait for each HTTP answer.
     type: int
@@ -159,6 +168,14 @@ fits:
   description: Whether RV(needed_bytes) plus O(reserve_bytes) fit in RV(free_bytes).
   returned: success
   type: bool
+metadata:
+  description:
+    - The parsed C(config), C(hf_quant_config) and C(safetensors_index) of the revision (V(null) for a file it does
+      not have), in the shape O(llmops.sglang.sglang_memory_budget#module:model) takes.
+  returned: when O(metadata) is set
+  type: dict
+  sample: {"config": {"architectures": ["MixtralForCausalLM"]}, "hf_quant_config": null,
+           "safetensors_index": {"metadata": {"total_size": 93405585408}}}
 """
 
 import fnmatch
@@ -306,6 +323,28 @@ def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patter
     return commit, [dict({"name": n, "size": sizes[n]}, **digests[n]) for n in names], estimate
 
 
+METADATA_FILES = (("config", "config.json"), ("hf_quant_config", "hf_quant_config.json"),
+                  ("safetensors_index", INDEX_NAME))
+
+
+def fetch_metadata(endpoint, repo_id, revision, commit, names, token, validate_certs, timeout):
+    """The parsed small files the budget reads, from the resolved commit (config.json is required)."""
+    base = endpoint.rstrip("/")
+    out = {}
+    for key, name in METADATA_FILES:
+        if name not in names:
+            if key == "config":
+                raise PlanError("%s@%s has no config.json; the budget cannot size it" % (repo_id, revision))
+            out[key] = None
+            continue
+        value = _get_json("%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), name),
+                          token, validate_certs, timeout, repo_id, revision, endpoint)
+        if not isinstance(value, dict):
+            raise PlanError("%s of %s@%s is not a JSON object" % (name, repo_id, revision))
+        out[key] = value
+    return out
+
+
 def free_bytes(path):
     """(nearest existing path, bytes free to unprivileged users on its file system)."""
     probe = os.path.abspath(path)
@@ -345,6 +384,7 @@ def main():
             check_space=dict(type="bool", default=True),
             validate_certs=dict(type="bool", default=True),
             timeout=dict(type="int", default=30),
+            metadata=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -368,6 +408,13 @@ def main():
     fits = needed + p["reserve_bytes"] <= free
     result = dict(changed=False, commit=commit, dest=dest, files=files, total_bytes=total, present_bytes=present,
                   needed_bytes=needed, free_bytes=free, checked_path=checked, fits=fits)
+    if p["metadata"]:
+        try:
+            result["metadata"] = fetch_metadata(p["endpoint"], p["repo_id"], p["revision"], commit,
+                                                {f["name"] for f in files}, p["token"], p["validate_certs"],
+                                                p["timeout"])
+        except PlanError as exc:
+            module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
     unknown = [f["name"] for f in files if f["size"] is None]
     if unknown and not estimate:
         result["warnings"] = ["the hub reported no size for %s; the disk-space check does not count them" % ", ".join(unknown)]

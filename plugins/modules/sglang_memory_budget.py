@@ -30,7 +30,9 @@ options:
     description:
       - The model. A model directory or a C(config.json) path (read on the controller or the target, see
         O(model_location)), or an inline C(config.json) dict, or a dict with the keys C(config),
-        C(hf_quant_config) and C(safetensors_index) (the parsed files).
+        C(hf_quant_config) and C(safetensors_index) (the parsed files; the RV(llmops.sglang.model_download_plan#module:metadata)
+        of M(llmops.sglang.model_download_plan) with O(llmops.sglang.model_download_plan#module:metadata=true) is that dict,
+        read from the hub before any weight is downloaded).
       - When the directory holds C(model.safetensors.index.json), its C(metadata.total_size) is used for the
         weight bytes; otherwise they come from the architecture's shapes.
       - "Architectures verified against SGLang's own sizing code: V(ArceeForCausalLM), V(Cohere2ForCausalLM),

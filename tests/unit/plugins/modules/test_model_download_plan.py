@@ -227,3 +227,37 @@ def test_a_same_size_file_counts_as_present_only_once_verified_against_the_hubs_
     model_manifest.save(str(dest), manifest)
     assert present_bytes(str(dest), files) == 500
     assert present_bytes(str(dest), [dict(f, sha256=None, blob_id=None) for f in files]) == 1500  # no digest: by size
+
+
+@pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
+def test_metadata_lets_the_budget_size_a_model_before_its_weights_download(tmp_path):
+    """Issue 13 item 3: the planner returns config.json and the index of the revision (the real Mixtral-8x7B
+    config from tests/fixtures/model-configs, a 93.4 GB index total), and the budget sizes it from them alone."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
+
+    mock_hub = _load_mock_hub()
+    model = tmp_path / "mixtral"
+    model.mkdir()
+    real = os.path.join(REPO, "tests", "fixtures", "model-configs", "mistralai__Mixtral-8x7B-v0.1", "config.json")
+    (model / "config.json").write_text(open(real).read())
+    (model / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 93405585408},
+                                                                    "weight_map": {}}))
+
+    class Handler(mock_hub.HubHandler):
+        repos = {"mistralai/Mixtral-8x7B-v0.1": {"dir": str(model), "commit": COMMIT}}
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        res = _run({"endpoint": "http://127.0.0.1:%d" % server.server_address[1], "metadata": True,
+                    "repo_id": "mistralai/Mixtral-8x7B-v0.1", "revision": "main", "dest": str(tmp_path / "dest")})
+    finally:
+        server.shutdown()
+    assert not res.get("failed"), res.get("msg")
+    meta = res["metadata"]
+    assert meta["config"]["architectures"] == ["MixtralForCausalLM"] and meta["hf_quant_config"] is None
+    budget = evaluate(meta, [{"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559}] * 2, {"tp_size": 2},
+                      "0.5.23", with_fixes=False)
+    assert budget["verdict"] in ("fits", "degraded") and budget["budget"]["totals"]["max_total_num_tokens"] > 0
+    # the index total (93.4 GB), split over TP 2, not the shapes' estimate
+    assert 43.0 < budget["budget"]["per_gpu"][0]["weights_gib"] < 44.0

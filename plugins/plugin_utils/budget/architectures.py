@@ -328,21 +328,31 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
 
 REMOTE_CODE_MESSAGE = ("The repository {model} contains custom code which must be executed to correctly load the "
                        "model. Please pass the argument `trust_remote_code=True` to allow custom code to be run.")
+UNKNOWN_TYPE_MESSAGE = (
+    "The checkpoint you are trying to load has model type `{model_type}` but Transformers does not recognize this "
+    "architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is "
+    "out of date.\n\nYou can update Transformers with the command `pip install --upgrade transformers`. If this does "
+    "not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. "
+    "In this case, you can get the most up-to-date code by installing Transformers from source with the command "
+    "`pip install git+https://github.com/huggingface/transformers.git`")
 
 
-def remote_code_error(config: Dict[str, Any], release: "SGLangRelease", trust_remote_code: bool,
+def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_remote_code: bool,
                       model: str = "") -> Optional[str]:
-    """transformers' refusal when SGLang loads a config whose ``auto_map`` names custom code (``AutoConfig``) and
-    whose ``model_type`` neither SGLang's own config classes nor the release's pinned transformers know, without
-    ``--trust-remote-code`` (utils/hf_transformers get_config -> AutoConfig.from_pretrained)."""
-    auto_map = config.get("auto_map")
-    if trust_remote_code or not isinstance(auto_map, dict) or "AutoConfig" not in auto_map:
+    """transformers' refusal when SGLang loads a config whose ``model_type`` neither SGLang's own config classes nor
+    the release's pinned transformers know (utils/hf_transformers get_config -> AutoConfig.from_pretrained): custom
+    code named in ``auto_map`` needs ``--trust-remote-code``; without ``auto_map`` the type is unknown."""
+    model_type = config.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
         return None
     catalog = release_architectures(release.version)
-    model_type = str(config.get("model_type") or "")
     if model_type in catalog.config_model_types or model_type in catalog.transformers_model_types:
         return None
-    return REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
+    auto_map = config.get("auto_map")
+    if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
+        return None if trust_remote_code else \
+            REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
+    return UNKNOWN_TYPE_MESSAGE.format(model_type=model_type)
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
-from .architectures import ArchitectureSupport, remote_code_error, resolve_architecture
+from .architectures import ArchitectureSupport, config_load_error, resolve_architecture
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length
 from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, fp8_block_shape_error, mamba_per_req,
@@ -360,9 +360,10 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     out["checks"] = checks
     try:
         checks.append("model_config")   # ModelConfig loads config.json before any argument is checked
-        remote = remote_code_error(spec.raw_config or spec.raw_text_config, release, bool(args.get("trust_remote_code")))
-        if remote:
-            raise StartupError("ValueError", remote, "unsupported_architecture")
+        load_error = config_load_error(spec.raw_config or spec.raw_text_config, release,
+                                       bool(args.get("trust_remote_code")))
+        if load_error:
+            raise StartupError("ValueError", load_error, "unsupported_architecture")
         checks.append("context_length")
         if r.context_error:
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")

@@ -106,8 +106,10 @@ def test_mixtral_8x7b_on_two_h100_gets_a_verdict_and_numbers():
 
 
 def test_a_generic_prediction_says_so_in_confidence_and_warnings():
-    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["OrionForCausalLM"], model_type="orion")
-    res = evaluate({"config": cfg}, [H100], {}, "0.5.23")
+    # Orion ships its config class as remote code (auto_map), so it loads with --trust-remote-code
+    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["OrionForCausalLM"], model_type="orion",
+               auto_map={"AutoConfig": "configuration_orion.OrionConfig"})
+    res = evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, "0.5.23")
     assert res["confidence"] == "generic" and res["architecture"]["support"] == "generic"
     assert any(w["id"] == "generic_architecture" for w in res["warnings"])
     assert res["budget"]["totals"]["max_total_num_tokens"] > 0
@@ -195,3 +197,14 @@ def test_a_class_without_an_sglang_implementation_runs_on_the_transformers_backe
     assert got.support == "generic" and "Transformers backend" in got.sglang_module
     with pytest.raises(BudgetInputError, match="Transformers backend"):      # an unknown model_type: no backend
         resolve_architecture("SmolLM3ForCausalLM", dict(cfg, model_type="no_such_type"), release("0.5.23"))
+
+
+def test_a_model_type_no_one_knows_is_transformers_refusal_without_auto_map():
+    """The oracle's MiMo-7B cases (model_type mimo, no auto_map) raised this in 0.5.9 and 0.5.23: neither SGLang's
+    config registry nor the pinned transformers has the type, and there is no remote code to trust."""
+    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), model_type="mimo")
+    res = evaluate({"config": cfg}, [H100], {}, "0.5.23", with_fixes=False)
+    assert res["error"]["type"] == "ValueError" and res["root_cause"] == "unsupported_architecture"
+    assert res["error"]["message"].startswith("The checkpoint you are trying to load has model type `mimo` but "
+                                              "Transformers does not recognize this architecture.")
+    assert evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, "0.5.23", with_fixes=False)["error"]

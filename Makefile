@@ -70,10 +70,7 @@ integration: venv link
 # of `make test` so that CI stays within its time budget (integration already runs deploy.yml end to end the AWX
 # way, at -vvvv, with the same secrets scan). Like `make molecule`: at -vvvv, then the secrets scan.
 e2e: venv link
-	@set -e; mkdir -p .build/molecule-logs .build/secret-canaries .build/secret-scan; \
-	if (cd extensions && ANSIBLE_VERBOSITY=4 molecule test -s default) > .build/molecule-logs/default.log 2>&1; then \
-	  grep -E "^[A-Za-z0-9_.-]+ +: ok=[0-9]+ " .build/molecule-logs/default.log | tail -n 3; \
-	else tail -n 300 .build/molecule-logs/default.log; echo "molecule test -s default failed"; exit 1; fi
+	bash scripts/molecule-test.sh default
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs/default.log
 
@@ -106,16 +103,13 @@ docs: venv link
 	  for n in $$($(PY) -c "import ast,sys;t=ast.parse(open('$$f').read());print(' '.join(k.value for n in ast.walk(t) if isinstance(n,ast.Dict) for k in n.keys if isinstance(k,ast.Constant)))"); do \
 	    ansible-doc -t filter llmops.sglang.$$n > /dev/null && echo "ansible-doc filter llmops.sglang.$$n: ok"; done; done
 
-# Every scenario runs at -vvvv (its full output goes to .build/molecule-logs/), and then the secrets scan looks
+# Every scenario runs at -vvvv (its full output goes to .build/molecule-logs/; its recaps and the count of its
+# testinfra state checks are printed), and then the secrets scan looks
 # for every test secret (tests/fixtures/secret-canaries.yml, and those a scenario generated in
 # .build/secret-canaries/) in those logs and in the unit files the scenarios collected (.build/secret-scan/).
 molecule: venv link
-	@set -e; rm -rf .build/molecule-logs .build/secret-canaries .build/secret-scan; \
-	mkdir -p .build/molecule-logs .build/secret-canaries .build/secret-scan; \
-	for s in $(MOLECULE_SCENARIOS); do echo "== molecule test -s $$s at -vvvv (output: .build/molecule-logs/$$s.log)"; \
-	  if (cd extensions && ANSIBLE_VERBOSITY=4 molecule test -s $$s) > .build/molecule-logs/$$s.log 2>&1; then \
-	    grep -E "^[A-Za-z0-9_.-]+ +: ok=[0-9]+ " .build/molecule-logs/$$s.log | tail -n 3; \
-	  else tail -n 300 .build/molecule-logs/$$s.log; echo "molecule test -s $$s failed"; exit 1; fi; done
+	rm -rf .build/molecule-logs .build/secret-canaries .build/secret-scan
+	bash scripts/molecule-test.sh $(MOLECULE_SCENARIOS)
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs .build/secret-scan
 

@@ -1,3 +1,4 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Hosts for the testinfra checks of the proxmox_lxc scenario.
 
 No Proxmox host exists here. The fake node (tests/integration/pct_standin/fakenode.py: the machine's sshd in a
@@ -7,9 +8,14 @@ the scenario's key, the host key pinned in the scenario's own known_hosts.
 """
 
 import os
+import sys
 
 import pytest
 import testinfra
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                                "tests", "integration", "pct_standin"))
+import fakepve_control  # noqa: E402  (the stand-ins' own client, beside fakepve_serve.py)
 
 
 @pytest.fixture(scope="module")
@@ -26,3 +32,9 @@ def node(state_dir):
         ssh_identity_file=os.path.join(state_dir, "id_ed25519"),
         ssh_extra_args="-o UserKnownHostsFile={0} -o StrictHostKeyChecking=yes".format(
             os.path.join(state_dir, "known_hosts")))
+
+
+@pytest.fixture(scope="module")
+def fakepve_state(state_dir):
+    """What fakepve (the PVE API stand-in) was asked and did: its request log and tasks, from its control socket."""
+    return fakepve_control.read_state(os.path.join(state_dir, "control.sock"))

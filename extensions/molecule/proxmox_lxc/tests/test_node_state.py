@@ -1,3 +1,4 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What roles/proxmox_lxc leaves on the Proxmox node, checked from outside with testinfra over SSH.
 
 Runs as molecule's verifier after converge and idempotence, before side_effect.yml changes settings and
@@ -5,10 +6,8 @@ injects faults. The containers' configs are read as `pct config` prints them on 
 them back from fakepve, which holds what the role's API calls and `pct set` wrote).
 """
 
-import http.client
 import json
 import os
-import socket
 
 import pytest
 
@@ -22,17 +21,6 @@ STAND_IN_FILES = {"fakenode/node.json", "pct-standin.json"}
 EXTRA_GPU_SET = ["set", "120", "-dev4", "/dev/nvidia1" + DEVICE_OPTIONS]
 EXTRA_GPU_UNSET = ["set", "120", "-delete", "dev4"]
 
-
-class UnixHTTPConnection(http.client.HTTPConnection):
-    """HTTP over fakepve's control socket (its request log and tasks)."""
-
-    def __init__(self, path):
-        super().__init__("fakepve")
-        self.path = path
-
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self.path)
 
 
 def pct_config(node, vmid):
@@ -106,10 +94,8 @@ def test_nothing_else_in_etc_was_touched(node, state_dir):
                                         "modules-load.d/llmops-nvidia-uvm.conf"}
 
 
-def test_nothing_else_in_the_cluster_was_touched(state_dir):
-    connection = UnixHTTPConnection(os.path.join(state_dir, "control.sock"))
-    connection.request("GET", "/state")
-    state = json.loads(connection.getresponse().read())
+def test_nothing_else_in_the_cluster_was_touched(fakepve_state):
+    state = fakepve_state
     requests = state["requests"]
     creates = [r for r in requests if r[0] == "POST" and r[1] == "/api2/json/nodes/pve1/lxc"]
     assert len(creates) == 2

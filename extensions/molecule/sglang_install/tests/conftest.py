@@ -1,3 +1,4 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Hosts and inputs for the testinfra checks of the sglang_install scenario.
 
 The container (systemd as PID 1, standing in for the LXC guest) is reached with testinfra's podman backend.

@@ -1,3 +1,4 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What roles/nvidia_userspace and roles/sglang_install leave in the guest, checked from outside with testinfra.
 
 Runs as molecule's verifier after converge, idempotence and check mode, before side_effect.yml feeds both

@@ -7,12 +7,10 @@ was created, installed, pinned and written, and with which modes, not about a ru
 
 import json
 
-
 DEVICE_OPTIONS = ",gid=44,mode=0666"
 CONFIG_DIR = "/etc/llmops-sglang"
 SECRET_FILES = (CONFIG_DIR + "/sglang.env", CONFIG_DIR + "/sglang-secrets.yaml")
 NVIDIA_PACKAGES = ("libcuda1", "libnvidia-ml1", "libnvidia-ptxjitcompiler1", "nvidia-smi")
-
 
 
 def test_ct_129_created_once_started_and_nothing_destroyed(fakepve_state):

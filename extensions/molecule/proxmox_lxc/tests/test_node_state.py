@@ -22,7 +22,6 @@ EXTRA_GPU_SET = ["set", "120", "-dev4", "/dev/nvidia1" + DEVICE_OPTIONS]
 EXTRA_GPU_UNSET = ["set", "120", "-delete", "dev4"]
 
 
-
 def pct_config(node, vmid):
     """`pct config VMID` as a dict."""
     lines = node.check_output("pct config %s", str(vmid)).splitlines()

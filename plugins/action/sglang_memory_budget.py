@@ -14,6 +14,8 @@ from ansible.plugins.action import ActionBase
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.compare import compare_releases
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import MODEL_FILES, evaluate, parse_model_file
+from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.calibrate import calibrate_launch
+from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.store import CalibrationStoreError
 from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import UnsupportedVersionError
 
 ARGUMENT_SPEC = {
@@ -27,6 +29,9 @@ ARGUMENT_SPEC = {
     "env": {"type": "dict", "default": {}},
     "fail_on": {"type": "str", "default": "error", "choices": ["error", "warning", "never"]},
     "compare_releases": {"type": "bool", "default": False},
+    "calibration_store": {"type": "path"},
+    "model_id": {"type": "str"},
+    "model_revision": {"type": "str", "default": ""},
 }
 
 
@@ -43,6 +48,13 @@ class ActionModule(ActionBase):
         try:
             model = self._load_model(args["model"], args["model_location"], task_vars)
             gpus = preflight.normalize_gpus(args["gpus"], args["gpu_indices"])
+            calibration = None
+            if args["calibration_store"]:
+                model, gpus, calibration = calibrate_launch(
+                    args["calibration_store"], sglang_version=args["sglang_version"], gpus=gpus,
+                    server_args=args["server_args"], model=model,
+                    model_id=args["model_id"] or (args["model"] if isinstance(args["model"], str) else ""),
+                    model_revision=args["model_revision"])
             budget = evaluate(
                 model,
                 gpus,
@@ -53,7 +65,11 @@ class ActionModule(ActionBase):
             )
             comparison = compare_releases(model, gpus, args["server_args"], env=args["env"]) \
                 if args["compare_releases"] else None
-        except (ValueError, UnsupportedVersionError) as exc:
+            if calibration is not None:
+                budget["calibration"] = calibration.to_dict()
+                if calibration.match == "exact":
+                    budget["confidence"] = "calibrated"
+        except (ValueError, UnsupportedVersionError, CalibrationStoreError) as exc:
             # Every input error of the engine, the flag validator and the model loader is a ValueError
             # whose message names the input and the fix.
             raise AnsibleActionFail(str(exc)) from None

@@ -111,6 +111,25 @@ options:
     type: str
     default: error
     choices: [error, warning, never]
+  calibration_store:
+    description:
+      - A calibration store on the controller (a directory of JSON files that M(llmops.sglang.sglang_startup_report)
+        fills after each real start; the schema is in the C(sglang_service) role's README).
+      - For a stored start with the same key (release, GPU name, driver version, O(model_id) and O(model_revision),
+        TP/PP, and a hash of every server argument that can change sizing), the measured pre-load free memory and
+        weight bytes replace the estimates, RV(confidence) is V(calibrated) and RV(calibration) carries the
+        observations' spread.
+      - For a near key (same release, GPU, driver and layout, another model or flags) only the measured CUDA
+        context and NCCL overhead is used, and RV(calibration) says so. Without a match the estimates stand.
+    type: path
+  model_id:
+    description:
+      - The model's id in the calibration key (for example its hub id). Defaults to O(model) when that is a path.
+    type: str
+  model_revision:
+    description: The model's revision (commit) in the calibration key.
+    type: str
+    default: ""
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.flow
@@ -166,6 +185,17 @@ EXAMPLES = r"""
         sglang_version: "0.5.23"
         server_args: {tp_size: 2, context_length: 65536}
         fail_on: warning
+
+- name: Budget with what earlier starts of this launch measured (confidence calibrated when the key matches)
+  llmops.sglang.sglang_memory_budget:
+    model: /models/Qwen3.6-27B
+    model_location: target
+    gpus: "{{ gpu_info }}"
+    sglang_version: "0.5.23"
+    server_args: {tp_size: 2, context_length: 65536}
+    calibration_store: "{{ playbook_dir }}/calibration"
+    model_id: Qwen/Qwen3.6-27B
+    model_revision: 6c5b2d0e8f4a1b3c9d7e5f2a0b8c6d4e2f1a3b5c
 """
 
 RETURN = r"""
@@ -240,9 +270,18 @@ confidence:
   description:
     - V(exact) when the requested release's sizing is modelled and the architecture is verified, V(nearest) when
       another release stood in, V(generic) when the architecture is off the verified list and was sized with the
-      standard attention layout (see RV(architecture)).
+      standard attention layout (see RV(architecture)), V(calibrated) when a stored start of the same launch
+      supplied the measured pre-load free memory and weights (see RV(calibration)).
   returned: always
   type: str
+calibration:
+  description:
+    - With O(calibration_store) - C(match) (V(exact), V(near) or V(none)), C(observations), C(files), the measured
+      C(pre_load_gib) per GPU and C(weight_gib) (exact), C(context_overhead_gib) (near), C(note) (one line saying
+      what was used), and C(observed) (per component, the C(count), C(median), C(minimum) and C(maximum) over the
+      stored starts).
+  returned: when O(calibration_store) is set
+  type: dict
 architecture:
   description:
     - How the model class was sized - C(name), C(support) (V(verified) or V(generic)), C(sglang_module) (the

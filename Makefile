@@ -22,16 +22,17 @@ MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
 .PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs molecule \
-        demo catalogs release bench oracle changelog clean
+        demo catalogs release bench oracle calibration-report changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
 	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, integration, molecule"
 	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
-	@echo "make catalogs   regenerate the SGLang flag and architecture catalogs and pins of every registry release from the real wheels"
+	@echo "make catalogs   regenerate the SGLang flag, architecture and metric catalogs and pins of every registry release from the real wheels"
 	@echo "make release V=0.5.24 [ORACLE=1]  add an SGLang release: catalog, pins, a draft registry entry (CONTRIBUTING.md)"
 	@echo "make bench      accuracy and speed figures (bench/)"
+	@echo "make calibration-report STORE=DIR  residuals of a calibration store, per release, GPU and component"
 	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
 
 bootstrap: apt venv link image
@@ -127,6 +128,7 @@ catalogs: venv link
 	  echo "registry releases: $$versions"; \
 	  $(PY) scripts/gen_flag_catalog.py $$versions; \
 	  $(PY) scripts/gen_arch_catalog.py $$versions; \
+	  $(PY) scripts/gen_metric_catalog.py $$versions; \
 	  $(PY) scripts/gen_release_pins.py $$versions
 
 # make release V=0.5.24 [ORACLE=1]: the new release's flag catalog and pins (merged into sglang-releases.json), and
@@ -148,6 +150,10 @@ bench: venv link
 
 oracle:
 	bash bench/oracle/run.sh
+
+calibration-report: venv link
+	@[ -n "$(STORE)" ] || { echo "make calibration-report STORE=DIR: give the calibration store (sglang_service_calibration_store)"; exit 2; }
+	$(PY) scripts/calibration_report.py "$(STORE)"
 
 changelog: venv
 	antsibull-changelog lint

@@ -4,6 +4,7 @@
 import argparse
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -34,6 +35,17 @@ def fixture_lines(variable):
         sys.exit(3)
     with open(path, encoding="utf-8") as handle:
         return handle.read().splitlines()
+
+
+def shifted(lines, gib):
+    """The real lines with every free-memory figure lowered by ``gib`` (as if another tenant held that much).
+
+    Test-only: it lets one real log stand for a later start on the same host whose numbers moved.
+    """
+    if not gib:
+        return lines
+    return [re.sub(r"(avail mem=|available_gpu_mem=)(\d+\.\d+)",
+                   lambda m: "%s%.2f" % (m.group(1), float(m.group(2)) - gib), line) for line in lines]
 
 
 def parse_args(argv):
@@ -121,7 +133,7 @@ def main(argv):
         for line in fixture_lines("SGLANG_DOUBLE_REPLAY"):
             print(line, flush=True)
         return 1
-    startup = fixture_lines("SGLANG_DOUBLE_STARTUP")
+    startup = shifted(fixture_lines("SGLANG_DOUBLE_STARTUP"), float(setting("SGLANG_DOUBLE_STARTUP_SHIFT_GIB", "0")))
     # Like SGLang (engine.py logs f"{server_args=}"), the real startup prints the API key: the role must
     # keep such lines out of Ansible's output.
     print("[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r, admin_api_key=%r)" % (

@@ -76,8 +76,7 @@ def main() -> None:
                 skipped.append("%s: %s" % (entry["file"], exc))
                 continue
             want = inputs["logged_tokens"]
-            rows.append((entry["file"], error_pct(plain, want), error_pct(calibrated, want), calibration.match,
-                         calibrated["confidence"]))
+            rows.append((entry["file"], error_pct(plain, want), error_pct(calibrated, want), calibration.match))
     scored = [r for r in rows if r[1] is not None and r[2] is not None]
     print("calibration: %d real startup logs, each as the first start of its key; |error| of the second start's "
           "max_total_num_tokens" % len(scored))
@@ -86,7 +85,7 @@ def main() -> None:
               % (statistics.median(r[1] for r in scored), max(r[1] for r in scored)))
         print("   calibrated (measured pre-load free memory and weights): median %.2f %% (target <= 0.5 %%), "
               "max %.2f %%" % (statistics.median(r[2] for r in scored), max(r[2] for r in scored)))
-    for name, plain_err, calibrated_err, match, _ in rows:
+    for name, plain_err, calibrated_err, match in rows:
         print("   %s: uncalibrated %s, calibrated (%s) %s" % (
             name, "-" if plain_err is None else "%.2f %%" % plain_err, match,
             "-" if calibrated_err is None else "%.2f %%" % calibrated_err))

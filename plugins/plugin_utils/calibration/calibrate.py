@@ -125,7 +125,7 @@ def stored_ranks(observation: Mapping[str, Any]) -> List[RankStartup]:
 
 def component_spreads(observations: Sequence[Mapping[str, Any]]) -> Dict[str, Spread]:
     """Each component's spread over the stored starts (rank 0's values)."""
-    per_component: Dict[str, List[float]] = {name: [] for name, _ in COMPONENTS}
+    per_component: Dict[str, List[float]] = {component[0]: [] for component in COMPONENTS}
     for observation in observations:
         ranks = stored_ranks(observation)
         report = StartupReport(tuple(ranks))

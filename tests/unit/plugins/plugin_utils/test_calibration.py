@@ -196,13 +196,13 @@ def test_exact_key_replaces_the_estimates_with_the_measurements(tmp_path):
     assert result["budget"]["per_gpu"][0]["pre_model_load_gib"] == 47.0
     assert result["budget"]["per_gpu"][0]["weights_gib"] == 15.3
     # Declared cards at the stored starts (free = total); real facts now, 6 GiB held by another process.
-    _, shared = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=49140 - 6144)], calibration)
+    shared = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=49140 - 6144)], calibration)[1]
     assert shared[0]["pre_model_load_gib"] == 41.0
     # Stored with real facts (48638 MiB free then, the driver's own share): the same free memory now changes nothing.
     real = key_for(mem_fraction_static=0.8)
     store.record(real, {}, dict(observation(pre_load=47.0, weights=15.3), gpu_free_mib=[48638]))
     measured = calibration_for(store, real)
-    _, same = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=48638)], measured)
+    same = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=48638)], measured)[1]
     assert same[0]["pre_model_load_gib"] == 47.0
 
 
@@ -213,7 +213,7 @@ def test_near_key_lends_only_the_context_overhead(tmp_path):
     assert calibration.match == "near"
     assert calibration.context_overhead_gib == round(49140 / 1024 - 47.2, 3)
     assert "another model" in calibration.note
-    _, gpus = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=40960)], calibration)
+    gpus = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=40960)], calibration)[1]
     assert gpus[0]["pre_model_load_gib"] == round(40.0 - calibration.context_overhead_gib, 3)
     # another release shares nothing
     other = make_key(sglang_version="0.5.23", gpu_name=A6000["name"], driver_version="535.261.03",

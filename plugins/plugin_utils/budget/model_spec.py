@@ -483,7 +483,12 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
                                      or text.get("n_routed_experts")):
         ffn = "moe"
     if family == "moe" or ffn == "moe":
-        spec.num_experts = int(text.get("num_experts") or text.get("num_local_experts") or text.get("n_routed_experts"))
+        experts = text.get("num_experts") or text.get("num_local_experts") or text.get("n_routed_experts")
+        if not experts:
+            raise BudgetInputError("model.config.num_experts", "is missing or null for the MoE class "
+                                   f"{arch}", "give num_experts (or num_local_experts / n_routed_experts) as in "
+                                   "the checkpoint's config.json")
+        spec.num_experts = int(experts)
         spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or text.get("intermediate_size"))
         shared = text.get("shared_expert_intermediate_size")
         if shared is None and text.get("n_shared_experts"):

@@ -7,6 +7,8 @@ was created, installed, pinned and written, and with which modes, not about a ru
 
 import json
 
+from testinfra_support import passthrough_devices, pct_config
+
 DEVICE_OPTIONS = ",gid=44,mode=0666"
 CONFIG_DIR = "/etc/llmops-sglang"
 SECRET_FILES = (CONFIG_DIR + "/sglang.env", CONFIG_DIR + "/sglang-secrets.yaml")
@@ -22,10 +24,10 @@ def test_ct_129_created_once_started_and_nothing_destroyed(fakepve_state):
 
 
 def test_ct_129_config_on_the_node(node, demo):
-    config = dict(line.split(": ", 1) for line in node.check_output("pct config 129").splitlines())
+    config = pct_config(node, 129)
     assert config["hostname"] == demo["hostname"]
     assert config["features"] == "nesting=1" and config["unprivileged"] == "1"
-    devices = sorted(value for key, value in config.items() if key.startswith("dev") and key[3:].isdigit())
+    devices = passthrough_devices(config)
     want = ["/dev/nvidia%d" % gpu["minor"] for gpu in demo["node"]["gpus"]] + [
         "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
     assert devices == sorted(path + DEVICE_OPTIONS for path in want)

@@ -13,8 +13,8 @@ import sys
 import pytest
 import testinfra
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
-                                "tests", "integration", "pct_standin"))
+INTEGRATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "integration")
+sys.path[:0] = [INTEGRATION, os.path.join(INTEGRATION, "pct_standin")]
 import fakepve_control  # noqa: E402  (the stand-ins' own client, beside fakepve_serve.py)
 
 

@@ -10,6 +10,7 @@ import json
 import os
 
 import pytest
+from testinfra_support import passthrough_devices, pct_config
 
 DEVICE_OPTIONS = ",gid=44,mode=0666"
 CONTAINERS = {100: "sglang-gpu", 120: "sglang-tok"}
@@ -22,12 +23,6 @@ EXTRA_GPU_SET = ["set", "120", "-dev4", "/dev/nvidia1" + DEVICE_OPTIONS]
 EXTRA_GPU_UNSET = ["set", "120", "-delete", "dev4"]
 
 
-def pct_config(node, vmid):
-    """`pct config VMID` as a dict."""
-    lines = node.check_output("pct config %s", str(vmid)).splitlines()
-    return dict(line.split(": ", 1) for line in lines)
-
-
 def declared_node(node):
     """The node's GPUs, driver and capability nodes, as the node itself declares them."""
     return json.loads(node.file("/etc/fakenode/node.json").content_string)
@@ -38,7 +33,7 @@ def check_devices(node, vmid, gpu_minors, caps):
     want = sorted(["/dev/nvidia%d" % minor for minor in gpu_minors]
                   + ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
                   + ["/dev/nvidia-caps/nvidia-cap%d" % cap for cap in caps])
-    have = sorted(value for key, value in pct_config(node, vmid).items() if key.startswith("dev") and key[3:].isdigit())
+    have = passthrough_devices(pct_config(node, vmid))
     assert have == [path + DEVICE_OPTIONS for path in want], "CT %s devN %s, want %s" % (vmid, have, want)
 
 

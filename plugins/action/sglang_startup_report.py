@@ -65,8 +65,7 @@ class ActionModule(ActionBase):
                 log.get("lines") or [], budget=args["budget"], store=store, key=key,
                 server_args=args["server_args"], host=str(task_vars.get("inventory_hostname", "")),
                 time=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                gpu_total_mib=[gpu.get("memory_total_mib") for gpu in gpus],
-                gpu_free_mib=[gpu.get("memory_free_mib") for gpu in gpus])
+                gpus=gpus)
         except (ValueError, CalibrationStoreError) as exc:
             raise AnsibleActionFail(str(exc)) from None
         result.update(outcome.to_dict())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
-from .calibrate import Drift, Residual, drift, residuals
+from .calibrate import Drift, Residual, drift, format_amount, residuals
 from .startup import StartupReport, parse_startup
 from .store import CalibrationKey, CalibrationStore, sizing_flags
 
@@ -31,10 +31,12 @@ class AfterStart:
             if residual.delta is None:
                 side = "predicted" if residual.predicted is not None else "observed"
                 value = residual.predicted if residual.predicted is not None else residual.observed
-                lines.append("%s: %s %s %s (no counterpart)" % (residual.component, side, _fmt(value), residual.unit))
+                lines.append("%s: %s %s %s (no counterpart)" % (
+                    residual.component, side, format_amount(value, residual.unit), residual.unit))
             else:
                 lines.append("%s: predicted %s, observed %s %s (%+.2f %%)" % (
-                    residual.component, _fmt(residual.predicted), _fmt(residual.observed), residual.unit,
+                    residual.component, format_amount(residual.predicted, residual.unit),
+                    format_amount(residual.observed, residual.unit), residual.unit,
                     100 * (residual.relative or 0.0)))
         return lines
 
@@ -44,13 +46,9 @@ class AfterStart:
                 "calibration_file": self.recorded_in, "observations": self.observations}
 
 
-def _fmt(value: float) -> str:
-    return ("%d" % value) if float(value).is_integer() and abs(value) >= 100 else ("%.2f" % value)
-
-
 def after_start(lines: Iterable[str], *, budget: Optional[Mapping[str, Any]], store: Optional[CalibrationStore],
                 key: Optional[CalibrationKey], server_args: Mapping[str, Any], host: str, time: str,
-                gpu_total_mib: List[Optional[float]], gpu_free_mib: List[Optional[float]]) -> AfterStart:
+                gpus: List[Mapping[str, Any]]) -> AfterStart:
     """Report this launch's startup lines; with a store, compare with its earlier starts and append this one.
 
     Only a start that got as far as the scheduler's totals is stored: a cut log is a partial truth.
@@ -65,7 +63,8 @@ def after_start(lines: Iterable[str], *, budget: Optional[Mapping[str, Any]], st
     recorded_in, count = None, len(earlier)
     if store is not None and key is not None and report.complete:
         entry = store.record(key, sizing_flags(server_args), {
-            "time": time, "host": host, "gpu_total_mib": list(gpu_total_mib), "gpu_free_mib": list(gpu_free_mib),
+            "time": time, "host": host, "gpu_total_mib": [gpu.get("memory_total_mib") for gpu in gpus],
+            "gpu_free_mib": [gpu.get("memory_free_mib") for gpu in gpus],
             "ranks": [rank.to_dict() for rank in report.ranks],
             "predicted": {r.component: r.predicted for r in found if r.predicted is not None} or None})
         recorded_in, count = entry.path, len(entry.observations)

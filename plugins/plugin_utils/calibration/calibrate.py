@@ -150,15 +150,16 @@ class Drift:
     def message(self) -> str:
         return ("%s moved: %s %s this start, %s..%s over %d stored start(s) (median %s); typical causes: a driver "
                 "update, another tenant on the GPU, a changed checkpoint" % (
-                    self.component, _fmt(self.observed, self.unit), self.unit, _fmt(self.stored.minimum, self.unit),
-                    _fmt(self.stored.maximum, self.unit), self.stored.count, _fmt(self.stored.median, self.unit)))
+                    self.component, format_amount(self.observed, self.unit), self.unit, format_amount(self.stored.minimum, self.unit),
+                    format_amount(self.stored.maximum, self.unit), self.stored.count, format_amount(self.stored.median, self.unit)))
 
     def to_dict(self) -> Dict[str, Any]:
         return {"component": self.component, "unit": self.unit, "observed": self.observed,
                 "stored": asdict(self.stored), "message": self.message}
 
 
-def _fmt(value: float, unit: str) -> str:
+def format_amount(value: float, unit: str) -> str:
+    """A component's number as SGLang prints it: GiB with two decimals, counts whole."""
     return ("%.2f" % value) if unit == "GiB" else ("%d" % round(value))
 
 

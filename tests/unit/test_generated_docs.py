@@ -14,6 +14,13 @@ def test_generated_release_tables_are_up_to_date():
     assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/gen_release_docs.py"
 
 
+def test_generated_troubleshooting_tables_are_up_to_date():
+    """The guide's tables of root causes are scripts/gen_troubleshooting.py's output from the catalog."""
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_troubleshooting.py"), "--check"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/gen_troubleshooting.py"
+
+
 def test_every_release_range_in_the_docs_is_the_registry_range():
     """Text that names the range of known releases (role docs, argument specs, README) says the registry's."""
     import re

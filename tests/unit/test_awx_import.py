@@ -25,6 +25,7 @@ RESOURCES = {
 }
 # Objects every AWX has, which the file may name without defining.
 BUILT_IN = [{"name": "Default", "type": "organization"}]
+REFERENCE_FIELDS = {"name", "organization", "kind", "inventory", "credential_type"}
 SURVEY_TYPES = {"text", "textarea", "password", "integer", "float", "multiplechoice", "multiselect"}
 
 
@@ -41,8 +42,7 @@ def _keys(data):
 def _references(value):
     """Every natural-key reference (a dict with a "type") inside an asset's fields, outside its own key."""
     if isinstance(value, dict):
-        if "type" in value and set(value) - {"type"} <= {"name", "organization", "kind", "inventory",
-                                                          "credential_type"}:
+        if "type" in value and set(value) - {"type"} <= REFERENCE_FIELDS:
             yield value
         else:
             for item in value.values():

@@ -33,7 +33,8 @@ description:
 author:
   - llmops.sglang maintainers (@llmops-sglang)
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
 options:
   repo_id:
     description: Repository id, C(<org>/<name>).
@@ -98,13 +99,6 @@ options:
     description: Seconds to wait for each HTTP answer.
     type: int
     default: 30
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: llmops.sglang.model_files_verify
 """

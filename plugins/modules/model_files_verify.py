@@ -29,7 +29,7 @@ description:
 author:
   - llmops.sglang maintainers (@llmops-sglang)
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
 options:
   path:
     description: The model directory.
@@ -54,10 +54,6 @@ options:
 attributes:
   check_mode:
     support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The module reports C(changed) when it wrote the manifest of verified digests (in check mode it
     hashes but writes nothing).

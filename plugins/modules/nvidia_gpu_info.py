@@ -38,14 +38,8 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
 notes:
   - Drivers older than 510 cannot report the compute capability; it is then returned as V(null).
 seealso:

@@ -45,15 +45,11 @@ options:
     required: true
     aliases: [digest]
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
 attributes:
   check_mode:
     support: full
     details: Reads the file and checks O(expected_sha1) as in a normal run; reports C(changed) without writing.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The check and the write are not one atomic step on pmxcfs. Between them there is only the hashing of the
     text just read from the same descriptor, not the seconds between the caller's read and this task.

@@ -99,14 +99,10 @@ options:
     default: {}
 extends_documentation_fragment:
   - community.proxmox.proxmox.documentation
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
 attributes:
   check_mode:
     support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
   - Device ids and modes are the container-side values; PVE maps them through the container's idmap.

@@ -35,14 +35,10 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
 attributes:
   check_mode:
     support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - Reads only, except C(nvidia-modprobe) when O(create_uvm=true) and the node is missing.
 """

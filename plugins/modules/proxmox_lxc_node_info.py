@@ -54,14 +54,8 @@ options:
     default: 0
 extends_documentation_fragment:
   - community.proxmox.proxmox.documentation
-  - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
 notes:
   - Runs where the API is reachable, usually the controller (C(delegate_to=localhost)).
 """

@@ -33,12 +33,6 @@ options:
   unit:
     description: The systemd unit that runs the server, for example C(sglang.service).
     type: str
-  since_marker:
-    description:
-      - Read only lines after the last launch marker (C(=== llmops.sglang launch <time> invocation=<id> ===)).
-      - Set to false for logs written without the collection's unit (ad hoc use).
-    type: bool
-    default: true
   lines:
     description: How many lines of the log (and of the journal) to read at most.
     type: int
@@ -58,23 +52,13 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-  - ansible.builtin.action_common_attributes.flow
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
+  - llmops.sglang.attributes.action
+  - llmops.sglang.launch.log
 attributes:
-  check_mode:
-    support: full
-    details: Reads only; runs the same in check mode.
-  diff_mode:
-    support: none
   action:
-    support: full
     details: Runs on the controller; only the log tail is read on the target.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The catalog's ids are C(none), C(kv_pool_too_small), C(mamba_pool_too_small), C(cuda_oom_weights),
     C(cuda_oom_cuda_graph), C(cuda_oom_runtime), C(kv_pool_exhausted_runtime), C(req_pool_exhausted_runtime),

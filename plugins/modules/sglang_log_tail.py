@@ -42,10 +42,6 @@ options:
     description: How many bytes to read at most from the end of the log.
     type: int
     default: 262144
-  since_marker:
-    description: Return only log lines written after the last launch marker.
-    type: bool
-    default: true
   marker_scan_bytes:
     description:
       - How far back from the end to look for the launch marker when it is not within O(bytes).
@@ -63,15 +59,9 @@ notes:
   - Kernel log lines are read with C(journalctl -k), then C(dmesg); in unprivileged containers neither may
     be readable, which RV(unit.kernel_error) then says.
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-attributes:
-  check_mode:
-    support: full
-    details: Reads only; runs the same in check mode.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
+  - llmops.sglang.attributes
+  - llmops.sglang.launch.log
+  - llmops.sglang.attributes.read_only
 seealso:
   - module: llmops.sglang.sglang_diagnose
 """

@@ -66,10 +66,6 @@ options:
         SGLang's CUDA context and NCCL overhead, and the result says so).
     type: raw
     required: true
-  gpu_indices:
-    description: Use only these GPUs (by index or UUID), in this order, as C(CUDA_VISIBLE_DEVICES) would.
-    type: list
-    elements: str
   server_args:
     description:
       - SGLang server arguments keyed by flag dest, as for the C(llmops.sglang.sglang_argv) filter, for
@@ -126,26 +122,11 @@ options:
     description:
       - The model's id in the calibration key (for example its hub id). Defaults to O(model) when that is a path.
     type: str
-  model_revision:
-    description: The model's revision (commit) in the calibration key.
-    type: str
-    default: ""
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-  - ansible.builtin.action_common_attributes.flow
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  action:
-    support: full
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
+  - llmops.sglang.attributes.action
+  - llmops.sglang.launch
 notes:
   - A bad input (malformed C(config.json), unknown architecture, a TP size that does not divide the heads,
     fewer GPUs than TP, a fraction outside (0, 1), a GPU without memory) fails with a message that names the

@@ -30,10 +30,6 @@ options:
     description: The server's log on the target.
     type: path
     required: true
-  since_marker:
-    description: Read only the lines after the last launch marker (this launch's).
-    type: bool
-    default: true
   lines:
     description: How many lines after the marker to read at most (the startup lines come first).
     type: int
@@ -60,10 +56,6 @@ options:
       - The GPUs the preflight used - the registered result of M(llmops.sglang.nvidia_gpu_info) or a declared list
         (C(name) and C(memory_total_mib)).
     type: raw
-  gpu_indices:
-    description: The GPUs of the launch, by index or UUID, in order.
-    type: list
-    elements: str
   server_args:
     description: The launch's server arguments keyed by flag dest (their sizing part is hashed into the key).
     type: dict
@@ -71,28 +63,17 @@ options:
   model_id:
     description: The model's id in the key (its hub id, or its path).
     type: str
-  model_revision:
-    description: The model's revision (commit) in the key.
-    type: str
-    default: ""
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
-  - ansible.builtin.action_common_attributes.flow
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.action
+  - llmops.sglang.launch
+  - llmops.sglang.launch.log
 attributes:
   check_mode:
     support: none
     details: A report of a start that check mode did not make would be of another start.
-  diff_mode:
-    support: none
   action:
-    support: full
     details: Runs on the controller; only the log is read on the target.
-  async:
-    support: none
-  bypass_host_loop:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - SGLang prints C(GB) for GiB (its C(get_available_gpu_memory) divides by 2**30); the report keeps its numbers.
   - The lines it reads are SGLang's own f-strings of releases 0.4 to 0.5.23 (C(plugins/plugin_utils/calibration/startup.py)

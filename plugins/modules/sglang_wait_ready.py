@@ -63,15 +63,11 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - ansible.builtin.action_common_attributes
+  - llmops.sglang.attributes
+  - llmops.sglang.attributes.read_only
 attributes:
   check_mode:
-    support: full
     details: Only reads; in check mode it still polls, since polling changes nothing.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 notes:
   - The module never changes the unit; it only reads C(systemctl show -p ActiveState,SubState,MainPID,Result,ExecMainStatus).
 """

@@ -21,7 +21,7 @@ export PY_COLORS := 0
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs molecule \
+.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs docs-venv docs-lint docsite molecule \
         demo catalogs release bench oracle calibration-report changelog clean
 
 help:
@@ -33,9 +33,10 @@ help:
 	@echo "make release V=0.5.24 [ORACLE=1]  add an SGLang release: catalog, pins, a draft registry entry (CONTRIBUTING.md)"
 	@echo "make bench      accuracy and speed figures (bench/)"
 	@echo "make calibration-report STORE=DIR  residuals of a calibration store, per release, GPU and component"
+	@echo "make docsite    the collection's HTML docs (antsibull-docs, Sphinx) in .build/docsite/build/html"
 	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
 
-bootstrap: apt venv link image
+bootstrap: apt venv docs-venv link image
 
 apt:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -51,6 +52,17 @@ $(VENV)/.stamp: requirements/dev.in requirements/constraints.txt
 	touch $@
 
 venv: $(VENV)/.stamp
+
+# antsibull-docs and Sphinx live in their own venv: Sphinx needs an older docutils than the main venv pins
+# (requirements/docs.in says which).
+DOCS_VENV := $(CURDIR)/.build/docs-venv
+$(DOCS_VENV)/.stamp: requirements/docs.in requirements/docs-constraints.txt
+	PYENV_VERSION=$(PYENV_PYTHON) python3.12 -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(DOCS_VENV)/bin/python -m pip install -q -r requirements/docs.in -c requirements/docs-constraints.txt
+	touch $@
+
+docs-venv: $(DOCS_VENV)/.stamp
 
 link:
 	@mkdir -p $(dir $(COLLECTION_DIR))
@@ -103,6 +115,51 @@ docs: venv link
 	@for f in plugins/filter/*.py; do [ -e "$$f" ] || continue; grep -q "def filters" $$f || continue; \
 	  for n in $$($(PY) -c "import ast,sys;t=ast.parse(open('$$f').read());print(' '.join(k.value for n in ast.walk(t) if isinstance(n,ast.Dict) for k in n.keys if isinstance(k,ast.Constant)))"); do \
 	    ansible-doc -t filter llmops.sglang.$$n > /dev/null && echo "ansible-doc filter llmops.sglang.$$n: ok"; done; done
+
+# antsibull-docs runs from the collection's directory under ansible_collections/ and copies the collection (the files
+# git tracks or would track) and its galaxy.yml dependencies into a temporary tree. The dependencies come from the
+# main venv's ansible bundle, inside this work tree but git-ignored: GIT_CEILING_DIRECTORIES keeps git from taking
+# them for part of this repository (which would copy none of their files).
+ANTSIBULL_DOCS := cd $(COLLECTION_DIR) && GIT_CEILING_DIRECTORIES=$(CURDIR) $(DOCS_VENV)/bin/antsibull-docs
+
+# Plugin and role docs (schema, markup such as O() and RV() and M() references), docs/docsite/*.yml and the
+# extra docs' RST (rstcheck, code blocks included).
+docs-lint: venv link docs-venv
+	$(ANTSIBULL_DOCS) lint-collection-docs --plugin-docs --validate-collection-refs dependent --check-extra-docs-refs .
+
+# The collection's docsite: every module, filter and role entry point and the guides of docs/docsite, as HTML in
+# .build/docsite/build/html (opt-in, not part of make test). With chromium installed it also renders
+# docs/docsite-sglang_memory_budget.png, a screenshot of one module page, to check the result by eye.
+DOCSITE := $(CURDIR)/.build/docsite
+DOCSITE_SHOT := docs/docsite-sglang_memory_budget.png
+# Appended to the generated conf.py. Without docs.ansible.com (CI, an air-gapped machine) intersphinx has no
+# inventories: references to ansible-core's pages and other collections then stay plain text instead of failing
+# the build (-W); an unresolved reference within llmops.sglang still fails it.
+define DOCSITE_OFFLINE_CONF
+
+# make docsite: offline builds.
+import socket
+try:
+    socket.create_connection(('docs.ansible.com', 443), timeout=5).close()
+except OSError:
+    print('docs.ansible.com is unreachable: references outside llmops.sglang stay plain text')
+    intersphinx_mapping = {}
+    nitpick_ignore_regex = [('std:ref', r'(?!ansible_collections\.llmops\.sglang\.).*')]
+endef
+export DOCSITE_OFFLINE_CONF
+docsite: venv link docs-venv
+	rm -rf $(DOCSITE) && mkdir -p -m 0700 $(DOCSITE)
+	$(ANTSIBULL_DOCS) sphinx-init --use-current --fail-on-error --dest-dir $(DOCSITE) \
+	  --project llmops.sglang --title "llmops.sglang" --html-short-title "llmops.sglang" llmops.sglang
+	printf '%s\n' "$$DOCSITE_OFFLINE_CONF" >> $(DOCSITE)/conf.py
+	PATH=$(DOCS_VENV)/bin:$$PATH GIT_CEILING_DIRECTORIES=$(CURDIR) bash $(DOCSITE)/build.sh
+	@echo "docsite: $(DOCSITE)/build/html/index.html"
+	@if command -v chromium > /dev/null; then \
+	  chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,2000 \
+	    --screenshot=$(CURDIR)/$(DOCSITE_SHOT) \
+	    file://$(DOCSITE)/build/html/collections/llmops/sglang/sglang_memory_budget_module.html 2> /dev/null; \
+	  echo "screenshot: $(DOCSITE_SHOT)"; \
+	else echo "chromium is not installed: $(DOCSITE_SHOT) not regenerated (apt-get install chromium)"; fi
 
 # Every scenario runs at -vvvv (its full output goes to .build/molecule-logs/; its recaps and the count of its
 # testinfra state checks are printed), and then the secrets scan looks

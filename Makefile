@@ -171,7 +171,7 @@ molecule: venv link
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs .build/secret-scan
 
-test: units lint sanity build docs integration molecule
+test: units lint sanity build docs docs-lint integration molecule
 	@echo "make test: all checks passed"
 
 test-full: test e2e

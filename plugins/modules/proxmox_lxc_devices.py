@@ -98,7 +98,8 @@ options:
     type: dict
     default: {}
 extends_documentation_fragment:
-  - community.proxmox.proxmox.documentation
+  - llmops.sglang.proxmox_api
+  - llmops.sglang.action_groups.proxmox
   - llmops.sglang.attributes
 attributes:
   check_mode:

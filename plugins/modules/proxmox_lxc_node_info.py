@@ -53,7 +53,8 @@ options:
     type: int
     default: 0
 extends_documentation_fragment:
-  - community.proxmox.proxmox.documentation
+  - llmops.sglang.proxmox_api
+  - llmops.sglang.action_groups.proxmox
   - llmops.sglang.attributes
   - llmops.sglang.attributes.read_only
 notes:

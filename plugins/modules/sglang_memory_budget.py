@@ -123,6 +123,7 @@ options:
       - The model's id in the calibration key (for example its hub id). Defaults to O(model) when that is a path.
     type: str
 extends_documentation_fragment:
+  - llmops.sglang.action_groups.sglang
   - llmops.sglang.attributes
   - llmops.sglang.attributes.read_only
   - llmops.sglang.attributes.action

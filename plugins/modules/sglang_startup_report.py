@@ -64,6 +64,7 @@ options:
     description: The model's id in the key (its hub id, or its path).
     type: str
 extends_documentation_fragment:
+  - llmops.sglang.action_groups.sglang
   - llmops.sglang.attributes
   - llmops.sglang.attributes.action
   - llmops.sglang.launch

@@ -66,3 +66,15 @@ def test_a_stale_table_is_reported(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr("sys.argv", ["gen_troubleshooting.py", "--check"])
     assert gen.main() == 1
     assert "out of date: guide_troubleshooting.rst: diagnosis-catalog" in capsys.readouterr().out
+
+
+def _pveum_lines(text):
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("pveum ")]
+
+
+def test_the_guide_grants_the_token_what_the_readme_quickstart_does():
+    """One privilege list: the README's pveum commands are what test_quickstart.py deploys with."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quickstart = readme.split("<!-- BEGIN quickstart -->", 1)[1].split("<!-- END quickstart -->", 1)[0]
+    guide = (RST / "guide_quickstart.rst").read_text(encoding="utf-8")
+    assert _pveum_lines(quickstart) and _pveum_lines(guide) == _pveum_lines(quickstart)

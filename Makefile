@@ -21,12 +21,12 @@ export PY_COLORS := 0
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build docs docs-venv docs-lint docsite molecule \
+.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build artifact importer docs docs-venv docs-lint docsite molecule \
         demo catalogs release bench oracle calibration-report changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
-	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, ansible-doc, integration, molecule"
+	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, the installed artifact, galaxy-importer, ansible-doc, integration, molecule"
 	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
 	@echo "make catalogs   regenerate the SGLang flag, architecture and metric catalogs and pins of every registry release from the real wheels"
@@ -106,6 +106,26 @@ build: venv link
 	ansible-galaxy collection build --force --output-path .build/dist .
 	@ls -l .build/dist/llmops-sglang-*.tar.gz
 
+VERSION := $(shell sed -n 's/^version: *//p' galaxy.yml)
+TARBALL := .build/dist/llmops-sglang-$(VERSION).tar.gz
+
+# The tarball installed offline into an empty collections path, then the plays (by FQCN), a filter, a role's doc
+# and an action group run from there only: scripts/artifact_check.sh (its functions install the artifact).
+artifact: build
+	bash scripts/artifact_check.sh $(TARBALL)
+
+# galaxy-importer (Galaxy's upload checks: ansible-doc, ansible-lint, metadata) on the tarball, in its own venv;
+# any ERROR line fails (scripts/galaxy_importer_check.sh).
+IMPORTER_VENV := $(CURDIR)/.build/importer-venv
+$(IMPORTER_VENV)/.stamp: requirements/importer.txt
+	rm -rf $(IMPORTER_VENV)
+	PYENV_VERSION=$(PYENV_PYTHON) python3.12 -m venv $(IMPORTER_VENV)
+	$(IMPORTER_VENV)/bin/python -m pip install -q -r requirements/importer.txt
+	touch $@
+
+importer: build $(IMPORTER_VENV)/.stamp
+	bash scripts/galaxy_importer_check.sh $(IMPORTER_VENV) $(TARBALL)
+
 docs: venv link
 	@set -e; for f in plugins/modules/*.py; do n=$$(basename $$f .py); \
 	  ansible-doc -t module llmops.sglang.$$n > /dev/null && echo "ansible-doc module llmops.sglang.$$n: ok"; done
@@ -171,7 +191,7 @@ molecule: venv link
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs .build/secret-scan
 
-test: units lint sanity build docs docs-lint integration molecule
+test: units lint sanity build artifact importer docs docs-lint integration molecule
 	@echo "make test: all checks passed"
 
 test-full: test e2e

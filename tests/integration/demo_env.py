@@ -109,8 +109,11 @@ def demo_settings(state):
     }
 
 
-def up(state):
-    """Start fakepve, the fake node and the container; write the settings the demo inventory reads."""
+def up(state, access=None):
+    """Start fakepve, the fake node and the container; write the settings the demo inventory reads.
+
+    access: API tokens of users other than root@pam and their ACL, for fakepve (fakepve_serve.py --access).
+    """
     down(state)
     os.makedirs(state, mode=0o700, exist_ok=True)
     _run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
@@ -148,10 +151,14 @@ def up(state):
         time.sleep(0.5)
 
     env = dict(os.environ, ROOT_PASSWORD=password)
-    _spawn(state, "fakepve", [sys.executable, os.path.join(STANDIN, "fakepve_serve.py"), "--port", str(API_PORT),
-                              "--cert", "fakepve.crt", "--key", "fakepve.key", "--control", "fakepve.sock",
-                              # --password=VALUE: a generated password may begin with "-"
-                              "--password=" + password, "--template", TEMPLATE], env=env)
+    fakepve = [sys.executable, os.path.join(STANDIN, "fakepve_serve.py"), "--port", str(API_PORT),
+               "--cert", "fakepve.crt", "--key", "fakepve.key", "--control", "fakepve.sock",
+               # --password=VALUE: a generated password may begin with "-"
+               "--password=" + password, "--template", TEMPLATE]
+    if access:
+        _write_json(os.path.join(state, "access.json"), access)
+        fakepve += ["--access", "access.json"]
+    _spawn(state, "fakepve", fakepve, env=env)
     _spawn(state, "fakenode", ["/usr/bin/python3", os.path.join(STANDIN, "fakenode.py"), "start",
                                "--state", os.path.join(state, "node"), "--port", str(SSH_PORT),
                                "--authorized-key", "id_ed25519.pub", "--node-data", "node.json",

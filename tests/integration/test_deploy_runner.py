@@ -56,16 +56,9 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def standins(tmp_path_factory):
-    state = str(tmp_path_factory.mktemp("demo-state"))
-    demo_env.stage_wheels()
-    try:  # a failed start stops what it had started: a stray fake node would answer the next run's port
-        settings = demo_env.up(state)
-        demo_env.place_model(settings)
-        yield settings
-    finally:
-        demo_env.down(state)
+@pytest.fixture(name="standins")
+def standins_fixture(demo_standins):
+    return demo_standins
 
 
 def run_job(standins, tmp_path, ident, verbosity=0):

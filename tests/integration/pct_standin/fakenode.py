@@ -6,7 +6,8 @@
 there, the node looks like a PVE node with NVIDIA GPUs, as declared in a JSON file:
 
   /usr/sbin/pct                 the pct stand-in (./pct_standin.py), configured by /etc/pct-standin.json
-  /usr/bin/nvidia-smi           prints the declared GPUs (--query-gpu=... --format=csv,...; -L)
+  /usr/bin/nvidia-smi           prints the declared GPUs (--query-gpu=... --format=csv,...; -L) and their compute
+                                processes (--query-compute-apps=...: the declared "processes", none by default)
   /usr/bin/nvidia-modprobe      -u creates /dev/nvidia-uvm{,-tools}; -cN creates /dev/nvidiaN
   /usr/bin/udevadm              records its arguments
   /proc/driver/nvidia/version, /proc/driver/nvidia/gpus/<bus>/information, /sys/module/nvidia/version
@@ -51,10 +52,21 @@ if '-L' in args:
         print('GPU {0}: {1} (UUID: {2})'.format(g['index'], g['name'], g['uuid']))
     sys.exit(0)
 query = [a.split('=', 1)[1] for a in args if a.startswith('--query-gpu=')]
+apps = [a.split('=', 1)[1] for a in args if a.startswith('--query-compute-apps=')]
 fmt = [a.split('=', 1)[1] for a in args if a.startswith('--format=')]
-if not query or not fmt or 'csv' not in fmt[0]:
-    sys.stderr.write('nvidia-smi stand-in: only --query-gpu=... --format=csv[,noheader][,nounits] and -L\n')
+if not (query or apps) or not fmt or 'csv' not in fmt[0]:
+    sys.stderr.write('nvidia-smi stand-in: only --query-gpu=... or --query-compute-apps=... '
+                     '--format=csv[,noheader][,nounits] and -L\n')
     sys.exit(2)
+if apps:
+    # Like nvidia-smi: one row per process, nothing (or only the header) when no process holds GPU memory.
+    fields = apps[0].split(',')
+    if 'noheader' not in fmt[0]:
+        print(', '.join(fields))
+    for p in node.get('processes', []):
+        unit = '' if 'nounits' in fmt[0] else ' MiB'
+        print(', '.join(str(p[f]) + (unit if f == 'used_memory' else '') for f in fields))
+    sys.exit(0)
 fields = query[0].split(',')
 names = {'index': 'index', 'uuid': 'uuid', 'name': 'name', 'pci.bus_id': 'pci_bus_id',
          'memory.total': 'memory_total_mib', 'memory.used': 'memory_used_mib', 'memory.free': None,

@@ -15,6 +15,9 @@ the `local` storage, and listens on a Unix socket for the faults a test injects:
     GET  /state                                -> containers (config, pending, status), tasks, requests
 
 Run: python fakepve_serve.py --port 18006 --cert C --key K --control SOCK --password P --token root@pam!t=S
+
+``--access FILE`` adds tokens of other users and their ACL, as ``pveum user token add`` and ``pveum acl modify``
+would on a node: ``{"tokens": {"user@realm!name": "secret"}, "grants": [["user@realm!name", "/", ["Priv", ...]]]}``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ def build(args):
         pve.apitokens[tokenid] = secret
     # Any ACL entry switches fakepve's permission checks on (PVE's check_ct_modify_config_perm).
     pve.grant('auditor@pve', '/', 'VM.Audit')
+    if args.access:
+        with open(args.access, encoding='utf-8') as handle:
+            access = json.load(handle)
+        pve.apitokens.update(access.get('tokens', {}))
+        for user, path, privs in access.get('grants', []):
+            pve.grant(user, path, *privs)
     for volid in args.template:
         storage, name = volid.split(':', 1)
         pve.store_file(storage, name.split('/', 1)[1], 128 * 1024 ** 2, content='vztmpl')
@@ -133,6 +142,7 @@ def main():
     parser.add_argument('--secrets', help='JSON file with root_password and token_secret (kept out of argv and of '
                                           'the environment, which ansible -vvv prints)')
     parser.add_argument('--token-name', default='root@pam!ansible', help='the token id whose secret --secrets holds')
+    parser.add_argument('--access', help='JSON file with other users\' API tokens and their ACL (see above)')
     parser.add_argument('--template', action='append', default=[], help='storage:vztmpl/name to provide')
     parser.add_argument('--lvm-gib', type=int, default=200, help='free space of local-lvm in GiB')
     args = parser.parse_args()

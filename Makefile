@@ -21,12 +21,12 @@ export PY_COLORS := 0
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity build artifact importer docs docs-venv docs-lint docsite molecule \
+.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity core-matrix build artifact importer docs docs-venv docs-lint docsite molecule \
         demo catalogs release bench oracle calibration-report changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
-	@echo "make test       unit tests, ansible-lint, ansible-test sanity, build, the installed artifact, galaxy-importer, ansible-doc, integration, molecule"
+	@echo "make test       unit tests, ansible-lint, ansible-test sanity, the ansible-core matrix, build, the installed artifact, galaxy-importer, ansible-doc, integration, molecule"
 	@echo "make test-full  make test plus deploy.yml end to end (ansible_runner and molecule default)"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
 	@echo "make catalogs   regenerate the SGLang flag, architecture and metric catalogs and pins of every registry release from the real wheels"
@@ -100,6 +100,22 @@ sanity: venv link
 	git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' \
 	  | tar -cf - -T - | tar -xf - -C $(SANITY_DIR)
 	cd $(SANITY_DIR) && git init -q && git add -A && ansible-test sanity --local --python 3.12 --color no
+
+# The ansible-core version matrix (noxfile.py, antsibull-nox): sanity and the core-dependent unit tests under every
+# supported ansible-core that meta/runtime.yml admits, besides the main venv's 2.21 (make sanity, make units). One
+# venv per core (its pins: requirements/core-matrix/2.N.txt) under .build/core-matrix; the cores run side by side
+# (-j2), each one's output printed when it ends. Each gets its own HOME, so that two ansible-tests never build the
+# same sanity venv (~/.ansible/test/venv) at once; they share the pip cache. The collections galaxy.yml depends on
+# come from the main venv's ansible bundle.
+CORE_MATRIX := $(basename $(notdir $(wildcard requirements/core-matrix/*.txt)))
+core-matrix: venv link
+	$(MAKE) --no-print-directory -j2 -O $(addprefix core-matrix-,$(CORE_MATRIX))
+
+core-matrix-%: venv link
+	mkdir -p .build/core-matrix/home-$*
+	HOME=$(CURDIR)/.build/core-matrix/home-$* PIP_CACHE_DIR=$${PIP_CACHE_DIR:-$(HOME)/.cache/pip} \
+	  ANSIBLE_COLLECTIONS_PATH=$(COLLECTIONS):$(VENV)/lib/python3.12/site-packages \
+	  nox --no-color --envdir .build/core-matrix -s core-$*
 
 build: venv link
 	@mkdir -p .build/dist
@@ -191,7 +207,7 @@ molecule: venv link
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs .build/secret-scan
 
-test: units lint sanity build artifact importer docs docs-lint integration molecule
+test: units lint sanity core-matrix build artifact importer docs docs-lint integration molecule
 	@echo "make test: all checks passed"
 
 test-full: test e2e

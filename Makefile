@@ -21,7 +21,7 @@ export PY_COLORS := 0
 MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
-.PHONY: help bootstrap apt venv link image test test-full e2e units integration lint sanity core-matrix build artifact importer docs docs-venv docs-lint docsite molecule \
+.PHONY: help bootstrap apt venv link image test test-full e2e ruff units integration lint sanity core-matrix build artifact importer docs docs-venv docs-lint docsite molecule \
         demo catalogs release bench oracle calibration-report changelog clean
 
 help:
@@ -73,6 +73,11 @@ image:
 
 units: venv link
 	$(PY) -m pytest -q tests/unit
+
+# The Python formatter and linter (ruff.toml): every tracked and untracked-but-not-ignored .py file.
+ruff: venv
+	ruff format --check --diff .
+	ruff check .
 
 # Includes deploy.yml end to end the AWX way (ansible_runner, marker e2e, about 6 minutes); skip it locally
 # with: pytest -m "not e2e" tests/integration
@@ -207,7 +212,7 @@ molecule: venv link
 	$(PY) scripts/secret_scan.py --canaries tests/fixtures/secret-canaries.yml --canaries .build/secret-canaries \
 	  .build/molecule-logs .build/secret-scan
 
-test: units lint sanity core-matrix build artifact importer docs docs-lint integration molecule
+test: ruff units lint sanity core-matrix build artifact importer docs docs-lint integration molecule
 	@echo "make test: all checks passed"
 
 test-full: test e2e

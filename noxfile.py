@@ -43,10 +43,8 @@ def core_dependent_tests(session: nox.Session) -> list[str]:
     for library in PURE_LIBRARIES:
         for path in sorted(pathlib.Path(library).rglob("*.py")):
             if IMPORTS_CORE.search(path.read_text(encoding="utf-8")):
-                session.error(f"{path} imports ansible-core: the tests of {library} now depend on the core; "
-                              "select them in noxfile.py (CORE_USE)")
-    return [str(path) for path in sorted(UNIT_DIR.rglob("test_*.py"))
-            if CORE_USE.search(path.read_text(encoding="utf-8"))]
+                session.error(f"{path} imports ansible-core: the tests of {library} now depend on the core; select them in noxfile.py (CORE_USE)")
+    return [str(path) for path in sorted(UNIT_DIR.rglob("test_*.py")) if CORE_USE.search(path.read_text(encoding="utf-8"))]
 
 
 def core_session(core: str) -> None:
@@ -61,8 +59,7 @@ def core_session(core: str) -> None:
         # The dependencies in site-packages, where the unit tests' ansible CLI runs find them, and a tree outside
         # the venv with a copy of our files (git's tracked and untracked, as `make sanity` takes) for ansible-test.
         for in_site_packages in (True, False):
-            tree = prepare_collections(session, ansible_core_version=core, install_in_site_packages=in_site_packages,
-                                       install_out_of_tree=not in_site_packages)
+            tree = prepare_collections(session, ansible_core_version=core, install_in_site_packages=in_site_packages, install_out_of_tree=not in_site_packages)
             if tree is None:
                 session.error("antsibull-nox could not set up the collections")
         with session.chdir(tree.current_path):

@@ -41,10 +41,16 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELE
 
 def bench_speed() -> None:
     model = engine.load_model_dir(str(CONFIGS / "Qwen__Qwen3.6-27B"))
-    gpus = [{"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6",
-             "pre_model_load_gib": 47.3, "index": i} for i in range(2)]
-    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-            "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    gpus = [{"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6", "pre_model_load_gib": 47.3, "index": i} for i in range(2)]
+    args = {
+        "tp_size": 2,
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
     prep = engine._prepare(model, gpus, args, "0.5.23", False, None)
     rv, args_n, spec, total, source, override, ranks, gpu_mem, sm, _notes, env = prep
     n = 20000
@@ -60,8 +66,7 @@ def bench_speed() -> None:
     start = time.perf_counter()
     fixes = engine.find_fixes(model, gpus, args, "0.5.9")
     fix_s = time.perf_counter() - start
-    print(f"core sizings/s: {core_rate:,.0f} (target >= 10,000)  "
-          f"{'OK' if core_rate >= 10000 else 'BELOW TARGET'}")
+    print(f"core sizings/s: {core_rate:,.0f} (target >= 10,000)  {'OK' if core_rate >= 10000 else 'BELOW TARGET'}")
     print(f"full evaluate/s (flag validation, fraction search, verdict): {eval_rate:,.0f}")
     print(f"find_fixes for the 0.5.9 incident: {fix_s * 1000:.0f} ms, {len(fixes)} fixes")
 
@@ -72,7 +77,7 @@ class Agreement:
 
     good: int = 0
     total: int = 0
-    worst: Optional[Tuple[float, str, str]] = None   # (|error| %, case id, detail)
+    worst: Optional[Tuple[float, str, str]] = None  # (|error| %, case id, detail)
 
     def add(self, case_id: str, ok: bool, worst: float, detail: str) -> None:
         self.good += ok
@@ -121,8 +126,7 @@ def bench_oracle() -> None:
     for v in modelled:
         worst = sizing[v].worst or end_to_end[v].worst
         label = "sizing" if sizing[v].worst else "end to end"
-        rows.append((v, sizing[v].total, sizing[v], end_to_end[v],
-                     f"{label} {worst[1]}: {worst[0]:.2f} % {worst[2][:90]}" if worst else "-"))
+        rows.append((v, sizing[v].total, sizing[v], end_to_end[v], f"{label} {worst[1]}: {worst[0]:.2f} % {worst[2][:90]}" if worst else "-"))
     print_table(("release", "cases", "agreement (sizing)", "agreement (end to end)", "worst case"), rows)
     for label, table in (("sizing", sizing), ("end to end", end_to_end)):
         for v in modelled:
@@ -136,8 +140,7 @@ def bench_oracle() -> None:
     for v in modelled:
         at = SIZED_VERSIONS.index(v)
         cells = [sizing[v]]
-        for neighbour in (SIZED_VERSIONS[at - 1] if at > 0 else None,
-                          SIZED_VERSIONS[at + 1] if at + 1 < len(SIZED_VERSIONS) else None):
+        for neighbour in (SIZED_VERSIONS[at - 1] if at > 0 else None, SIZED_VERSIONS[at + 1] if at + 1 < len(SIZED_VERSIONS) else None):
             if neighbour is None:
                 cells.append("-")
                 continue
@@ -203,18 +206,18 @@ def bench_generic() -> None:
     if not every:
         print("generic path: no oracle case of a class SGLang treats generically")
         return
-    print(f"generic path (verified classes sized without their layout, {len(every)} cases of {len(errors)} classes): "
-          f"max_total_num_tokens |error| median {statistics.median(every):.2f} %, max {max(every):.2f} %")
+    print(
+        f"generic path (verified classes sized without their layout, {len(every)} cases of {len(errors)} classes): "
+        f"max_total_num_tokens |error| median {statistics.median(every):.2f} %, max {max(every):.2f} %"
+    )
     rows = [(n, len(e), f"{statistics.median(e):.2f} %", f"{max(e):.2f} %") for n, e in sorted(errors.items())]
     print_table(("class", "cases", "median |error|", "max |error|"), rows)
     if refused:
-        print("   refused generically (the release special-cases them): "
-              + ", ".join(f"{n} ({k} cases)" for n, k in sorted(refused.items())))
+        print("   refused generically (the release special-cases them): " + ", ".join(f"{n} ({k} cases)" for n, k in sorted(refused.items())))
 
 
 def evaluate_case_end_to_end(version, case):
-    return engine.evaluate(oracle_model(case, with_weights=False), oracle_gpus(case), case["server_args"], version,
-                           env=case.get("env") or {}, with_fixes=False)
+    return engine.evaluate(oracle_model(case, with_weights=False), oracle_gpus(case), case["server_args"], version, env=case.get("env") or {}, with_fixes=False)
 
 
 def bench_logs() -> None:
@@ -247,19 +250,21 @@ def bench_logs() -> None:
         (errors if inputs["fraction_known"] else unpinned).append(err)
     if errors:
         errs = [x[0] for x in errors]
-        print(f"startup logs: {len(errors)} comparable, median |error| {statistics.median(errs):.2f} % "
-              f"(target <= 2 %), max {max(errs):.2f} % (target <= 5 %)")
+        print(f"startup logs: {len(errors)} comparable, median |error| {statistics.median(errs):.2f} % (target <= 2 %), max {max(errs):.2f} % (target <= 5 %)")
         for err, name, got, want in sorted(errors, reverse=True):
             print(f"   {name}: predicted {got:,} vs logged {want:,} ({err:.2f} %)")
     if end_to_end:
         errs = [x[0] for x in end_to_end]
         worst_err, worst_file = max(end_to_end)
-        print(f"startup logs, end to end (engine's own weights instead of the logged ones): median "
-              f"{statistics.median(errs):.2f} %, max {max(errs):.2f} % over {len(errs)} logs (worst: {worst_file}; "
-              f"a small KV pool magnifies a weight error)")
+        print(
+            f"startup logs, end to end (engine's own weights instead of the logged ones): median "
+            f"{statistics.median(errs):.2f} %, max {max(errs):.2f} % over {len(errs)} logs (worst: {worst_file}; "
+            f"a small KV pool magnifies a weight error)"
+        )
     for err, name, got, want in unpinned:
-        print(f"   not scored (fraction left to an unpinned release's default): {name}: predicted {got:,} with "
-              f"0.5.9's default vs logged {want:,} ({err:.2f} %)")
+        print(
+            f"   not scored (fraction left to an unpinned release's default): {name}: predicted {got:,} with 0.5.9's default vs logged {want:,} ({err:.2f} %)"
+        )
     for s in skipped:
         print(f"   skipped {s}")
 

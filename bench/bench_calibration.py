@@ -57,38 +57,47 @@ def main() -> None:
                 skipped.append("%s: %s" % (entry["file"], why_not or "fraction left to an unpinned release's default"))
                 continue
             gpus = before_any_start(inputs["gpus"])
-            key = make_key(sglang_version=inputs["version"], gpu_name=gpus[0]["name"], driver_version="",
-                           model_id=entry.get("model") or entry["file"], model_revision="",
-                           server_args=inputs["args"])
+            key = make_key(
+                sglang_version=inputs["version"],
+                gpu_name=gpus[0]["name"],
+                driver_version="",
+                model_id=entry.get("model") or entry["file"],
+                model_revision="",
+                server_args=inputs["args"],
+            )
             with open(STARTUP_DIR / entry["file"], encoding="utf-8", errors="replace") as handle:
                 report = parse_startup(handle)
-            store.record(key, sizing_flags(inputs["args"]), {
-                "time": "bench", "host": "bench", "gpu_total_mib": [g["memory_total_mib"] for g in gpus],
-                "ranks": [r.to_dict() for r in report.ranks]})
+            store.record(
+                key,
+                sizing_flags(inputs["args"]),
+                {"time": "bench", "host": "bench", "gpu_total_mib": [g["memory_total_mib"] for g in gpus], "ranks": [r.to_dict() for r in report.ranks]},
+            )
             calibration = calibration_for(store, key)
             try:
-                plain = engine.evaluate(inputs["model"], gpus, inputs["args"], inputs["version"],
-                                        allow_nearest_profile=True, with_fixes=False)
+                plain = engine.evaluate(inputs["model"], gpus, inputs["args"], inputs["version"], allow_nearest_profile=True, with_fixes=False)
                 model, calibrated_gpus = calibrated_inputs(inputs["model"], gpus, calibration)
-                calibrated = engine.evaluate(model, calibrated_gpus, inputs["args"], inputs["version"],
-                                             allow_nearest_profile=True, with_fixes=False)
+                calibrated = engine.evaluate(model, calibrated_gpus, inputs["args"], inputs["version"], allow_nearest_profile=True, with_fixes=False)
             except engine.BudgetInputError as exc:
                 skipped.append("%s: %s" % (entry["file"], exc))
                 continue
             want = inputs["logged_tokens"]
             rows.append((entry["file"], error_pct(plain, want), error_pct(calibrated, want), calibration.match))
     scored = [r for r in rows if r[1] is not None and r[2] is not None]
-    print("calibration: %d real startup logs, each as the first start of its key; |error| of the second start's "
-          "max_total_num_tokens" % len(scored))
+    print("calibration: %d real startup logs, each as the first start of its key; |error| of the second start's max_total_num_tokens" % len(scored))
     if scored:
-        print("   uncalibrated (card total, own weight estimate): median %.2f %%, max %.2f %%"
-              % (statistics.median(r[1] for r in scored), max(r[1] for r in scored)))
-        print("   calibrated (measured pre-load free memory and weights): median %.2f %% (target <= 0.5 %%), "
-              "max %.2f %%" % (statistics.median(r[2] for r in scored), max(r[2] for r in scored)))
+        print(
+            "   uncalibrated (card total, own weight estimate): median %.2f %%, max %.2f %%"
+            % (statistics.median(r[1] for r in scored), max(r[1] for r in scored))
+        )
+        print(
+            "   calibrated (measured pre-load free memory and weights): median %.2f %% (target <= 0.5 %%), "
+            "max %.2f %%" % (statistics.median(r[2] for r in scored), max(r[2] for r in scored))
+        )
     for name, plain_err, calibrated_err, match in rows:
-        print("   %s: uncalibrated %s, calibrated (%s) %s" % (
-            name, "-" if plain_err is None else "%.2f %%" % plain_err, match,
-            "-" if calibrated_err is None else "%.2f %%" % calibrated_err))
+        print(
+            "   %s: uncalibrated %s, calibrated (%s) %s"
+            % (name, "-" if plain_err is None else "%.2f %%" % plain_err, match, "-" if calibrated_err is None else "%.2f %%" % calibrated_err)
+        )
     for line in skipped:
         print("   skipped %s" % line)
 

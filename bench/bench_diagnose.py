@@ -73,8 +73,10 @@ def bench_cut_short():
         count, found = cut_short_false_alarms(path)
         prefixes += count
         alarms.update(result["root_cause"] for _end, result in found)
-    print("real healthy starts cut short at every line: %d false alarms in %d prefixes of %d logs (target 0)%s"
-          % (sum(alarms.values()), prefixes, len(paths), "".join(" %s=%d" % kv for kv in sorted(alarms.items()))))
+    print(
+        "real healthy starts cut short at every line: %d false alarms in %d prefixes of %d logs (target 0)%s"
+        % (sum(alarms.values()), prefixes, len(paths), "".join(" %s=%d" % kv for kv in sorted(alarms.items())))
+    )
 
 
 def _time(fn, repeat=30, clock=time.perf_counter):
@@ -87,8 +89,11 @@ def _time(fn, repeat=30, clock=time.perf_counter):
 
 
 def tail_ratio():
-    tail_text = (format_marker("2026-11-29T21:20:32Z", "d" * 32) + "\n" + "".join(
-        "[2026-11-29 21:20:%02d TP%d] Load weight begin. avail mem=47.30 GB\n" % (i % 60, i % 2) for i in range(24)))
+    tail_text = (
+        format_marker("2026-11-29T21:20:32Z", "d" * 32)
+        + "\n"
+        + "".join("[2026-11-29 21:20:%02d TP%d] Load weight begin. avail mem=47.30 GB\n" % (i % 60, i % 2) for i in range(24))
+    )
     tail_bytes = tail_text.encode()[:2048]
     with tempfile.TemporaryDirectory(prefix="h4-bench-diagnose-") as tmp:
         small = os.path.join(tmp, "small.log")
@@ -96,15 +101,17 @@ def tail_ratio():
         with open(small, "wb") as handle:
             handle.write(tail_bytes)
         with open(huge, "wb") as handle:
-            handle.truncate(2 * 1000 ** 3)  # 2 GB sparse: the hole reads as zeros, costs no disk
+            handle.truncate(2 * 1000**3)  # 2 GB sparse: the hole reads as zeros, costs no disk
             handle.seek(0, os.SEEK_END)
             handle.write(b"\n" + tail_bytes)
         # The same 2 KB (a launch marker and 24 lines) ends both files; 20 lines exist in both.
         for since_marker, lines in ((True, 200), (False, 20)):
-            t_small = _time(lambda: read_tail(small, lines=lines, since_marker=since_marker), repeat=200)
-            t_huge = _time(lambda: read_tail(huge, lines=lines, since_marker=since_marker), repeat=200)
-            print("tail since_marker=%s lines=%d: 2 KB log %.3f ms, 2 GB log %.3f ms, ratio %.2f (target <= 1.5)"
-                  % (since_marker, lines, t_small * 1e3, t_huge * 1e3, t_huge / t_small))
+            t_small = _time(lambda lines=lines, since_marker=since_marker: read_tail(small, lines=lines, since_marker=since_marker), repeat=200)
+            t_huge = _time(lambda lines=lines, since_marker=since_marker: read_tail(huge, lines=lines, since_marker=since_marker), repeat=200)
+            print(
+                "tail since_marker=%s lines=%d: 2 KB log %.3f ms, 2 GB log %.3f ms, ratio %.2f (target <= 1.5)"
+                % (since_marker, lines, t_small * 1e3, t_huge * 1e3, t_huge / t_small)
+            )
         t_bound = _time(lambda: read_tail(huge, lines=200, since_marker=False), repeat=50)
         print("tail of the 2 GB log asking for more lines than exist: %.3f ms (bounded by bytes=256 KiB)" % (t_bound * 1e3))
 
@@ -119,11 +126,12 @@ def classify_time():
     classify(lines)  # warm the compiled patterns
     t = _time(lambda: classify(lines), repeat=50)
     t_cpu = _time(lambda: classify(lines), repeat=50, clock=time.process_time)
-    t_full = _time(lambda: diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False),
-                   repeat=50)
-    print("classify 500-line tail (corpus error lines, worst case): %.2f ms wall, %.2f ms CPU median; full diagnose "
-          "%.2f ms wall (target < 20 ms; wall time includes waits on a loaded machine, load average %.1f)"
-          % (t * 1e3, t_cpu * 1e3, t_full * 1e3, os.getloadavg()[0]))
+    t_full = _time(lambda: diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False), repeat=50)
+    print(
+        "classify 500-line tail (corpus error lines, worst case): %.2f ms wall, %.2f ms CPU median; full diagnose "
+        "%.2f ms wall (target < 20 ms; wall time includes waits on a loaded machine, load average %.1f)"
+        % (t * 1e3, t_cpu * 1e3, t_full * 1e3, os.getloadavg()[0])
+    )
 
 
 if __name__ == "__main__":

@@ -26,13 +26,16 @@ def main():
     times, verdict = [], ""
     while len(times) < RUNS:
         start = time.monotonic()
-        proc = subprocess.run([playbook, "-i", "inventories/example", "playbooks/preflight.yml"], cwd=REPO, env=env,
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [playbook, "-i", "inventories/example", "playbooks/preflight.yml"], cwd=REPO, env=env, capture_output=True, text=True, check=False
+        )
         times.append(time.monotonic() - start)
         verdict = next((line for line in proc.stdout.splitlines() if "Action failed:" in line or "ok:" in line), "")
     median = statistics.median(times)
-    print(f"preflight.yml on inventories/example: median {median:.2f} s over {RUNS} runs "
-          f"(min {min(times):.2f}, max {max(times):.2f}); ratio to the {TARGET_S:.0f} s target: {median / TARGET_S:.2f}")
+    print(
+        f"preflight.yml on inventories/example: median {median:.2f} s over {RUNS} runs "
+        f"(min {min(times):.2f}, max {max(times):.2f}); ratio to the {TARGET_S:.0f} s target: {median / TARGET_S:.2f}"
+    )
     print(f"verdict line: {verdict.strip()[:200]}")
 
 

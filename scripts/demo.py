@@ -30,9 +30,15 @@ LOG_DIR = os.path.join(REPO, ".build", "demo-logs")
 
 
 def ansible_env(json_output=False):
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
-               ANSIBLE_INJECT_FACT_VARS="false", ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="false",
-               ANSIBLE_DEPRECATION_WARNINGS="false", PATH=VENV_BIN + os.pathsep + os.environ["PATH"])
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO, ".build", "collections"),
+        ANSIBLE_INJECT_FACT_VARS="false",
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_DEPRECATION_WARNINGS="false",
+        PATH=VENV_BIN + os.pathsep + os.environ["PATH"],
+    )
     if json_output:
         env.update(ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
     return env
@@ -53,8 +59,7 @@ def preflight(server_args=None, version=None):
     if extra:
         argv += ["-e", json.dumps(extra)]
     start = time.monotonic()
-    proc = subprocess.run(argv, cwd=REPO, env=ansible_env(json_output=True), capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(argv, cwd=REPO, env=ansible_env(json_output=True), capture_output=True, text=True, check=False)
     elapsed = time.monotonic() - start
     report = json.loads(proc.stdout)
     for play in report["plays"]:
@@ -69,22 +74,33 @@ def show_budget(result, elapsed):
     print(f"verdict {result['verdict']} / root cause {result['root_cause']} (in {elapsed:.1f} s, nothing loaded)")
     print(f"  {result['msg']}")
     if result["verdict"] != "fails":
-        print(f"  max_total_num_tokens {totals['max_total_num_tokens']:,}, max_running_requests "
-              f"{totals['max_running_requests']}, context {totals['context_len']:,}")
+        print(
+            f"  max_total_num_tokens {totals['max_total_num_tokens']:,}, max_running_requests "
+            f"{totals['max_running_requests']}, context {totals['context_len']:,}"
+        )
     for line in result.get("warnings", []):
         print(f"  warning: {line}")
 
 
 def deploy(server_args, log_path):
     """Run playbooks/deploy.yml on the demo inventory, streaming one line per play; return (rc, output)."""
-    argv = [os.path.join(VENV_BIN, "ansible-playbook"), "-i", "inventories/demo", "playbooks/deploy.yml",
-            "-e", json.dumps({"llmops_sglang_server_args": server_args,
-                              # No GPU: configure the unit, do not start SGLang (see the statement below).
-                              "sglang_service_enabled": False})]
+    argv = [
+        os.path.join(VENV_BIN, "ansible-playbook"),
+        "-i",
+        "inventories/demo",
+        "playbooks/deploy.yml",
+        "-e",
+        json.dumps(
+            {
+                "llmops_sglang_server_args": server_args,
+                # No GPU: configure the unit, do not start SGLang (see the statement below).
+                "sglang_service_enabled": False,
+            }
+        ),
+    ]
     lines = []
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(argv, cwd=REPO, env=ansible_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
+        proc = subprocess.Popen(argv, cwd=REPO, env=ansible_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for line in proc.stdout:
             log.write(line)
             lines.append(line)
@@ -111,8 +127,7 @@ def main():
     args = parser.parse_args()
     os.makedirs(LOG_DIR, exist_ok=True)
 
-    heading("1. Preflight of the incident: SGLang 0.5.9, 2x RTX A6000, TP 2, Qwen3.6-27B, "
-            "--mem-fraction-static 0.85, 65K context, NEXTN 3/1/4")
+    heading("1. Preflight of the incident: SGLang 0.5.9, 2x RTX A6000, TP 2, Qwen3.6-27B, --mem-fraction-static 0.85, 65K context, NEXTN 3/1/4")
     incident, elapsed = preflight()
     show_budget(incident, elapsed)
     if incident["verdict"] != "fails":
@@ -121,12 +136,15 @@ def main():
     for line in incident["fixes_cli"]:
         print(f"    {line}")
     newer, elapsed = preflight(version="0.5.23")
-    print(f"  the same flags under SGLang 0.5.23: {newer['verdict']} ({newer['root_cause']}), "
-          f"max_running_requests {newer['budget']['totals']['max_running_requests']}")
+    print(
+        f"  the same flags under SGLang 0.5.23: {newer['verdict']} ({newer['root_cause']}), "
+        f"max_running_requests {newer['budget']['totals']['max_running_requests']}"
+    )
 
     fix = incident["fixes"][0]["changes"]
     with open(os.path.join(REPO, "inventories", "demo", "group_vars", "sglang_containers.yml")) as handle:
         import yaml  # pylint: disable=import-outside-toplevel
+
         fixed_args = dict(yaml.safe_load(handle)["llmops_sglang_server_args"])
     fixed_args.update(fix)
     fixed_args = {k: v for k, v in fixed_args.items() if v is not None}
@@ -136,8 +154,7 @@ def main():
     if fixed["verdict"] == "fails":
         raise SystemExit("demo: the fixed configuration was expected to start")
 
-    heading("3. Deploy the fixed configuration: fakepve + fake node (loopback SSH, pct stand-in) + podman "
-            "container 129 with systemd")
+    heading("3. Deploy the fixed configuration: fakepve + fake node (loopback SSH, pct stand-in) + podman container 129 with systemd")
     demo_env.stage_wheels()
     settings = demo_env.up(demo_env.DEFAULT_STATE)
     try:
@@ -149,10 +166,12 @@ def main():
             raise SystemExit(f"demo: deploy.yml failed (rc={rc}); see .build/demo-logs/deploy.log")
         for key, value in deployment_report(output).items():
             print(f"  {key}: {' '.join(str(value).split())}")
-        unit = subprocess.run(["podman", "exec", settings["container"], "systemctl", "cat", "sglang.service"],
-                              capture_output=True, text=True, check=False).stdout
+        unit = subprocess.run(
+            ["podman", "exec", settings["container"], "systemctl", "cat", "sglang.service"], capture_output=True, text=True, check=False
+        ).stdout
         execstart = []
-        for line in unit[unit.find("ExecStart="):].splitlines():
+        exec_start = unit.find("ExecStart=")
+        for line in unit[exec_start:].splitlines():
             execstart.append(line.rstrip("\\").strip())
             if not line.endswith("\\"):
                 break

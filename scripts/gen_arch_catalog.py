@@ -39,9 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_flag_catalog import DATA, REPO, WHEELS, download_wheel  # noqa: E402  (same wheel, same cache)
 
 ARCH_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*(For[A-Z][A-Za-z]+|Model|LMHeadModel|MTP|NextN)$")
-SIZING_FILES = re.compile(r"^sglang/srt/(configs/(model_config|linear_attn_model_registry|hybrid_arch|mamba_utils)\.py"
-                          r"|server_args\.py|arg_groups/model_overrides/[a-z0-9_]+\.py"
-                          r"|model_executor/model_runner[a-z_]*\.py)$")
+SIZING_FILES = re.compile(
+    r"^sglang/srt/(configs/(model_config|linear_attn_model_registry|hybrid_arch|mamba_utils)\.py"
+    r"|server_args\.py|arg_groups/model_overrides/[a-z0-9_]+\.py"
+    r"|model_executor/model_runner[a-z_]*\.py)$"
+)
 
 
 def _entry_classes(path: str, tree: ast.Module) -> list[str]:
@@ -76,8 +78,12 @@ def _registry_keys(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and ast.unparse(target.value) == "_CONFIG_REGISTRY" and \
-                        isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+                if (
+                    isinstance(target, ast.Subscript)
+                    and ast.unparse(target.value) == "_CONFIG_REGISTRY"
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                ):
                     keys.add(target.slice.value)
         elif isinstance(node, ast.Call) and ast.unparse(node.func) == "_CONFIG_REGISTRY.update":
             for arg in node.args:
@@ -93,9 +99,12 @@ def _config_model_types(tree: ast.Module) -> list[tuple[str, str]]:
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             for stmt in node.body:
-                if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "model_type"
-                                                        for t in stmt.targets) \
-                        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "model_type" for t in stmt.targets)
+                    and isinstance(stmt.value, ast.Constant)
+                    and isinstance(stmt.value.value, str)
+                ):
                     out.append((stmt.value.value, node.name))
     return out
 
@@ -105,15 +114,19 @@ def transformers_tables(version: str) -> dict:
     for (``CONFIG_MAPPING_NAMES``) and its causal-LM classes (``MODEL_FOR_CAUSAL_LM_MAPPING_NAMES`` values)."""
     wheel = WHEELS / f"transformers-{version}-py3-none-any.whl"
     if not wheel.exists():
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                        f"transformers=={version}", "-d", str(WHEELS)], check=True)
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:", f"transformers=={version}", "-d", str(WHEELS)], check=True
+        )
     types: set[str] = set()
     classes: set[str] = set()
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         # 5.8 moved the config table to auto_mappings.py; configuration_auto.py then .update()s it
-        for member in ("transformers/models/auto/auto_mappings.py", "transformers/models/auto/configuration_auto.py",
-                       "transformers/models/auto/modeling_auto.py"):
+        for member in (
+            "transformers/models/auto/auto_mappings.py",
+            "transformers/models/auto/configuration_auto.py",
+            "transformers/models/auto/modeling_auto.py",
+        ):
             if member in names:
                 tree = ast.parse(archive.read(member).decode("utf-8"))
                 types |= set(_mapping(tree, "CONFIG_MAPPING_NAMES"))
@@ -127,20 +140,16 @@ def _mapping(tree: ast.Module, name: str) -> dict:
     """``NAME = OrderedDict([(k, v), ...])`` and ``NAME.update({k: v})`` at module level, constants only."""
     found: dict = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
-                and isinstance(node.value, ast.Call):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) and isinstance(node.value, ast.Call):
             for arg in node.value.args:
                 if isinstance(arg, (ast.List, ast.Tuple)):
                     for pair in arg.elts:
-                        if isinstance(pair, ast.Tuple) and len(pair.elts) == 2 and \
-                                all(isinstance(e, ast.Constant) for e in pair.elts):
+                        if isinstance(pair, ast.Tuple) and len(pair.elts) == 2 and all(isinstance(e, ast.Constant) for e in pair.elts):
                             found[pair.elts[0].value] = pair.elts[1].value
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
-                ast.unparse(node.value.func) == f"{name}.update":
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == f"{name}.update":
             for arg in node.value.args:
                 if isinstance(arg, ast.Dict):
-                    found.update({k.value: v.value for k, v in zip(arg.keys, arg.values)
-                                  if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)})
+                    found.update({k.value: v.value for k, v in zip(arg.keys, arg.values) if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)})
     return found
 
 
@@ -158,9 +167,8 @@ def build_catalog(version: str) -> dict:
         for member in sorted(archive.namelist()):
             if not member.endswith(".py") or not member.startswith("sglang/srt/"):
                 continue
-            rel = member[len("sglang/srt/"):]
-            if not (rel.startswith("models/") or rel.startswith("configs/") or SIZING_FILES.match(member)
-                    or rel in CONFIG_REGISTRY_FILES):
+            rel = member.removeprefix("sglang/srt/")
+            if not (rel.startswith("models/") or rel.startswith("configs/") or SIZING_FILES.match(member) or rel in CONFIG_REGISTRY_FILES):
                 continue
             tree = ast.parse(archive.read(member).decode("utf-8-sig"), filename=member)
             if rel.startswith("models/") and rel.count("/") == 1:
@@ -196,8 +204,10 @@ def main(argv: list[str]) -> int:
         catalog = build_catalog(version)
         out = DATA / f"sglang-archs-{version}.json"
         out.write_text(json.dumps(catalog, indent=1) + "\n", encoding="utf-8")
-        print(f"{out.relative_to(REPO)}: {catalog['entry_class_count']} entry classes, "
-              f"{len(catalog['special_cased'])} special-cased names, {len(catalog['config_model_types'])} config types")
+        print(
+            f"{out.relative_to(REPO)}: {catalog['entry_class_count']} entry classes, "
+            f"{len(catalog['special_cased'])} special-cased names, {len(catalog['config_model_types'])} config types"
+        )
     return 0
 
 

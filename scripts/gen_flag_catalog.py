@@ -102,8 +102,26 @@ OPAQUE = Opaque()
 
 SAFE_BUILTINS = {
     name: getattr(builtins, name)
-    for name in ("list", "tuple", "set", "frozenset", "sorted", "dict", "str", "int", "float", "bool", "len",
-                 "min", "max", "reversed", "range", "zip", "enumerate", "repr")
+    for name in (
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "sorted",
+        "dict",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "len",
+        "min",
+        "max",
+        "reversed",
+        "range",
+        "zip",
+        "enumerate",
+        "repr",
+    )
 }
 # Standard-library constants a registration passes as values (0.5.12+: ``help=argparse.SUPPRESS``).
 STDLIB_CONSTANTS = {"argparse.SUPPRESS": argparse.SUPPRESS}
@@ -347,8 +365,7 @@ class Source:
             raise Unresolved(ast.unparse(node))
         if isinstance(node, ast.Call):
             return self._call(node, module, local, class_scope)
-        if isinstance(node, ast.Lambda) and not (node.args.args or node.args.posonlyargs or node.args.vararg
-                                                 or node.args.kwonlyargs or node.args.kwarg):
+        if isinstance(node, ast.Lambda) and not (node.args.args or node.args.posonlyargs or node.args.vararg or node.args.kwonlyargs or node.args.kwarg):
             return Thunk(lambda: self.eval(node.body, module, local, class_scope), ast.unparse(node))
         if isinstance(node, ast.BinOp):
             left, right = ev(node.left), ev(node.right)
@@ -432,7 +449,8 @@ class Source:
         params = func.node.args
         local: dict = {}
         positional = [a.arg for a in params.posonlyargs + params.args]
-        defaults = dict(zip(positional[len(positional) - len(params.defaults):], params.defaults))
+        first_default = len(positional) - len(params.defaults)
+        defaults = dict(zip(positional[first_default:], params.defaults))
         for i, name in enumerate(positional):
             if i < len(args):
                 local[name] = args[i]
@@ -615,7 +633,8 @@ def action_defaults(src: Source, action_ref, module: str) -> tuple[str, str | No
         declared = {}
         if init is not None:
             names = [a.arg for a in init.args.args]
-            for name, default in zip(names[len(names) - len(init.args.defaults):], init.args.defaults):
+            first_default = len(names) - len(init.args.defaults)
+            for name, default in zip(names[first_default:], init.args.defaults):
                 declared[name] = src.eval(default, action_ref.module)
             for arg, default in zip(init.args.kwonlyargs, init.args.kw_defaults):
                 if default is not None:
@@ -925,14 +944,26 @@ def download_wheel(version: str) -> Path:
     WHEELS.mkdir(parents=True, exist_ok=True)
 
     def matching() -> list[Path]:
-        return [WHEELS / f"sglang-{version}-{tag}.whl" for tag in TARGET_WHEEL_TAGS
-                if (WHEELS / f"sglang-{version}-{tag}.whl").exists()]
+        return [WHEELS / f"sglang-{version}-{tag}.whl" for tag in TARGET_WHEEL_TAGS if (WHEELS / f"sglang-{version}-{tag}.whl").exists()]
 
     if not matching():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-             "--python-version", TARGET_PYTHON, "--platform", TARGET_PLATFORM, f"sglang=={version}",
-             "-d", str(WHEELS)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                TARGET_PYTHON,
+                "--platform",
+                TARGET_PLATFORM,
+                f"sglang=={version}",
+                "-d",
+                str(WHEELS),
+            ],
             check=True,
         )
     found = matching()
@@ -963,8 +994,7 @@ def namespace_renames(src: Source, server_args: ClassRef) -> dict[str, str]:
         return {}
     renames = {}
     for stmt in from_cli.node.body:
-        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute)
-                and isinstance(stmt.value, ast.Attribute)):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Attribute) and isinstance(stmt.value, ast.Attribute):
             renames[stmt.value.attr] = stmt.targets[0].attr
     return renames
 
@@ -1018,8 +1048,10 @@ def main(argv: list[str]) -> int:
         out = DATA / f"sglang-flags-{version}.json"
         out.write_text(json.dumps(catalog, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         unresolved = sum(1 for f in catalog["flags"] if f["notes"])
-        print(f"{out.relative_to(REPO)}: {catalog['flag_count']} flags, {catalog['option_string_count']} option strings, "
-              f"{unresolved} with notes, wheel sha256 {catalog['wheel_sha256'][:16]}...")
+        print(
+            f"{out.relative_to(REPO)}: {catalog['flag_count']} flags, {catalog['option_string_count']} option strings, "
+            f"{unresolved} with notes, wheel sha256 {catalog['wheel_sha256'][:16]}..."
+        )
     return 0
 
 

@@ -49,7 +49,7 @@ def build_catalog(version: str) -> dict:
                 continue
             tree = ast.parse(archive.read(member).decode("utf-8-sig"), filename=member)
             for name, kind in _metrics(tree):
-                metrics.setdefault(name, {"type": kind, "file": member[len("sglang/srt/"):]})
+                metrics.setdefault(name, {"type": kind, "file": member.removeprefix("sglang/srt/")})
     return {
         "sglang_version": version,
         "wheel_filename": wheel.name,

@@ -34,8 +34,16 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import RELE
 
 INVENTORY = ROOT / "inventories" / "example" / "group_vars" / "sglang_containers.yml"
 INCIDENT_MODEL = ROOT / "tests" / "fixtures" / "model-configs" / "Qwen__Qwen3.6-27B"
-INCIDENT_KEYS = ("tp_size", "mem_fraction_static", "context_length", "enable_torch_compile", "speculative_algorithm",
-                 "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
+INCIDENT_KEYS = (
+    "tp_size",
+    "mem_fraction_static",
+    "context_length",
+    "enable_torch_compile",
+    "speculative_algorithm",
+    "speculative_num_steps",
+    "speculative_eagle_topk",
+    "speculative_num_draft_tokens",
+)
 
 
 def _number(value):
@@ -48,32 +56,36 @@ def incident_across_releases() -> str:
     gpus = [{k: g[k] for k in ("index", "name", "memory_total_mib")} for g in inventory["llmops_sglang_gpus"]]
     comparison = compare_releases(load_model_dir(str(INCIDENT_MODEL)), gpus, args)
     flags = " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in args.items())
-    lines = [f"The incident's flags (`{flags}`) on 2x RTX A6000, under every release "
-             "(`python scripts/gen_release_docs.py`, the same as `compare_releases: true`):", "",
-             "| SGLang | sizing checked by | verdict | root cause | KV tokens | max running requests | mamba slots |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"The incident's flags (`{flags}`) on 2x RTX A6000, under every release (`python scripts/gen_release_docs.py`, the same as `compare_releases: true`):",
+        "",
+        "| SGLang | sizing checked by | verdict | root cause | KV tokens | max running requests | mamba slots |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for o in comparison.outcomes:
-        lines.append(f"| {o.version} | {o.verified_by or '-'} | {o.verdict} | {o.root_cause or '-'} | "
-                     f"{_number(o.max_total_num_tokens)} | {_number(o.max_running_requests)} | {_number(o.mamba_slots)} |")
+        lines.append(
+            f"| {o.version} | {o.verified_by or '-'} | {o.verdict} | {o.root_cause or '-'} | "
+            f"{_number(o.max_total_num_tokens)} | {_number(o.max_running_requests)} | {_number(o.mamba_slots)} |"
+        )
     first = comparison.first_release_that_starts
     lines += ["", f"First release whose startup goes through with these flags: **{first or 'none'}**."]
     return "\n".join(lines)
 
 
 def release_pins() -> str:
-    lines = ["| SGLang | wheel tags | Requires-Python | torch | CUDA of torch's wheel | flashinfer_python | kernel |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| SGLang | wheel tags | Requires-Python | torch | CUDA of torch's wheel | flashinfer_python | kernel |", "|---|---|---|---|---|---|---|"]
     for r in RELEASES.values():
         p = r.pins
         flashinfer = p.flashinfer + (f" `[{p.flashinfer_extra}]`" if p.flashinfer_extra else "")
-        lines.append(f"| {r.version} | {'/'.join(p.python_tags)} | {p.requires_python} | {p.torch} | {p.torch_cuda} | "
-                     f"{flashinfer} | {p.kernel_distribution} {p.kernel} |")
+        lines.append(
+            f"| {r.version} | {'/'.join(p.python_tags)} | {p.requires_python} | {p.torch} | {p.torch_cuda} | "
+            f"{flashinfer} | {p.kernel_distribution} {p.kernel} |"
+        )
     return "\n".join(lines)
 
 
 def release_cuda() -> str:
-    min_driver = yaml.safe_load((ROOT / "roles" / "nvidia_userspace" / "vars" / "main.yml").read_text())[
-        "__nvidia_userspace_min_driver_by_cuda_major"]
+    min_driver = yaml.safe_load((ROOT / "roles" / "nvidia_userspace" / "vars" / "main.yml").read_text())["__nvidia_userspace_min_driver_by_cuda_major"]
     lines = ["| SGLang | torch (wheel METADATA) | toolkit (torch's CUDA) | host driver needed |", "|---|---|---|---|"]
     for r in RELEASES.values():
         lines.append(f"| {r.version} | {r.pins.torch} | {r.pins.torch_cuda} | >= {min_driver[r.pins.cuda_major]} |")
@@ -97,12 +109,14 @@ def _oracle_configs_by_class() -> dict:
 def verified_architectures() -> str:
     releases = list(RELEASES)
     configs = _oracle_configs_by_class()
-    lines = [f"{len(VERIFIED)} classes, each checked against SGLang's own sizing code (bench/oracle) "
-             "(`python scripts/gen_release_docs.py`, from `budget/architectures.py`):", "",
-             "| class | SGLang module | KV / state pool | real configs in the oracle grid | first registry release with it |",
-             "|---|---|---|---|---|"]
-    pools = {"dense": "standard", "moe": "standard (MoE)", "mla": "MLA", "swa": "hybrid SWA", "gdn": "KV + GDN state",
-             "mamba2": "KV + mamba2 state"}
+    lines = [
+        f"{len(VERIFIED)} classes, each checked against SGLang's own sizing code (bench/oracle) "
+        "(`python scripts/gen_release_docs.py`, from `budget/architectures.py`):",
+        "",
+        "| class | SGLang module | KV / state pool | real configs in the oracle grid | first registry release with it |",
+        "|---|---|---|---|---|",
+    ]
+    pools = {"dense": "standard", "moe": "standard (MoE)", "mla": "MLA", "swa": "hybrid SWA", "gdn": "KV + GDN state", "mamba2": "KV + mamba2 state"}
     for name, layout in sorted(VERIFIED.items()):
         first = next((v for v in releases if name in release_architectures(v).entry_classes), "-")
         lines.append(f"| {name} | `models/{layout.module}` | {pools[layout.family]} | {configs.get(name, 0)} | {first} |")
@@ -110,8 +124,7 @@ def verified_architectures() -> str:
 
 
 def verified_architectures_line() -> str:
-    return _wrapped(["Architectures", "verified", "against", "SGLang's", "own", "sizing", "code:"]
-                    + [f"V({name})," for name in sorted(VERIFIED)])
+    return _wrapped(["Architectures", "verified", "against", "SGLang's", "own", "sizing", "code:"] + [f"V({name})," for name in sorted(VERIFIED)])
 
 
 BLOCKS = {
@@ -137,8 +150,7 @@ VERIFIED_LINE = re.compile(r'"Architectures verified against SGLang\'s own sizin
 
 
 def modelled_releases_line() -> str:
-    return _wrapped(["Releases", "whose", "startup", "sizing", "is", "modelled:"]
-                    + [f"V({v})," for v, r in RELEASES.items() if r.sizing is not None])
+    return _wrapped(["Releases", "whose", "startup", "sizing", "is", "modelled:"] + [f"V({v})," for v, r in RELEASES.items() if r.sizing is not None])
 
 
 def _wrapped(words: list) -> str:

@@ -186,8 +186,7 @@ def cuda_of_torch(torch_version: str, torch_files: list[dict], notes: list[str])
             continue
         version, tags = parse_wheel_filename(file["filename"])[1::2]
         if str(version) == torch_version and any(
-            t.interpreter == TARGET_INTERPRETER and t.platform.startswith("manylinux")
-            and t.platform.endswith(TORCH_PLATFORM_SUFFIX) for t in tags
+            t.interpreter == TARGET_INTERPRETER and t.platform.startswith("manylinux") and t.platform.endswith(TORCH_PLATFORM_SUFFIX) for t in tags
         ):
             candidates.append(file)
     if not candidates:
@@ -235,8 +234,7 @@ def build_release(version: str, sglang_files: list[dict], torch_files: list[dict
     with zipfile.ZipFile(wheel) as archive:
         metadata_member = f"sglang-{version}.dist-info/METADATA"
         requires_python, requirements = parse_metadata(archive.read(metadata_member).decode("utf-8"))
-    release = Release(version=version, wheel=wheel.name, sha256=digest, requires_python=requires_python,
-                      python_tags=python_tags(version, sglang_files))
+    release = Release(version=version, wheel=wheel.name, sha256=digest, requires_python=requires_python, python_tags=python_tags(version, sglang_files))
     notes = release.source_notes
     notes.append(f"pins from {wheel.name}:{metadata_member}")
     if requires_python is None:
@@ -281,16 +279,17 @@ def main(argv: list[str]) -> int:
     releases = [build_release(v, sglang_files, torch_files) for v in sorted(set(args.versions), key=Version)]
     existing = json.loads(OUTPUT.read_text(encoding="utf-8"))["releases"] if OUTPUT.exists() else []
     document = {
-        "generated_by": "scripts/gen_release_pins.py (each wheel's METADATA; the CUDA build of the pinned torch "
-                        "from its own PyPI wheel's METADATA)",
+        "generated_by": "scripts/gen_release_pins.py (each wheel's METADATA; the CUDA build of the pinned torch from its own PyPI wheel's METADATA)",
         "target": {"python": TARGET_PYTHON, "platform": TARGET_PLATFORM},
         "releases": merge(existing, releases),
     }
     OUTPUT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     for r in releases:
-        print(f"{r.version}: python {r.requires_python} {','.join(r.python_tags)}; "
-              f"torch {r.torch} (CUDA {r.torch_cuda}); flashinfer {r.flashinfer}[{r.flashinfer_extra or ''}]; cuda-python {r.cuda_python}; "
-              f"{r.sgl_kernel_distribution} {r.sgl_kernel}; transformers {r.transformers}")
+        print(
+            f"{r.version}: python {r.requires_python} {','.join(r.python_tags)}; "
+            f"torch {r.torch} (CUDA {r.torch_cuda}); flashinfer {r.flashinfer}[{r.flashinfer_extra or ''}]; cuda-python {r.cuda_python}; "
+            f"{r.sgl_kernel_distribution} {r.sgl_kernel}; transformers {r.transformers}"
+        )
     print(f"{OUTPUT.relative_to(REPO)}: {len(releases)} releases written, {len(document['releases'])} in the file")
     return 0
 

@@ -52,11 +52,12 @@ def _list_table(header: tuple, widths: tuple, rows: list) -> str:
 
 
 def diagnosis_catalog() -> str:
-    rows = [[f"``{c.id}``", rst_text(c.phase), rst_text(f"{c.title}. {c.explanation}"),
-             [rst_text(fix) for fix in c.fix], rst_text(c.verify)] for c in CATALOG]
-    intro = (f"{len(CATALOG)} root causes, catalog {CATALOG_VERSION} (``python scripts/gen_troubleshooting.py``, "
-             "from ``plugins/plugin_utils/diagnosis/catalog.py``). A fix names the numbers the diagnoser parsed "
-             "from the log in braces; the first fix whose numbers are all known is the one the play prints.")
+    rows = [[f"``{c.id}``", rst_text(c.phase), rst_text(f"{c.title}. {c.explanation}"), [rst_text(fix) for fix in c.fix], rst_text(c.verify)] for c in CATALOG]
+    intro = (
+        f"{len(CATALOG)} root causes, catalog {CATALOG_VERSION} (``python scripts/gen_troubleshooting.py``, "
+        "from ``plugins/plugin_utils/diagnosis/catalog.py``). A fix names the numbers the diagnoser parsed "
+        "from the log in braces; the first fix whose numbers are all known is the one the play prints."
+    )
     return intro + "\n\n" + _list_table(("root cause", "phase", "meaning", "fix", "check"), (14, 8, 30, 34, 14), rows)
 
 
@@ -73,19 +74,25 @@ def budget_root_causes() -> dict:
 
 def budget_table() -> str:
     by_id = {c.id: c for c in CATALOG}
-    rows = [[f"``{cid}``", rst_text(by_id[cid].title), "yes" if by_id[cid].retunable else "no",
-             ", ".join(f"``{name}``" for name in files)] for cid, files in budget_root_causes().items() if cid != "none"]
-    intro = (f"{len(rows)} root causes that the budget engine can return besides ``none`` (``python scripts/gen_troubleshooting.py``, "
-             "the catalog ids named in ``plugins/plugin_utils/budget/*.py``). *Retunable*: the engine's own fixes "
-             "(fewer requests, another fraction or pool split) may cure it, so ``fixes`` is worth reading.")
+    rows = [
+        [f"``{cid}``", rst_text(by_id[cid].title), "yes" if by_id[cid].retunable else "no", ", ".join(f"``{name}``" for name in files)]
+        for cid, files in budget_root_causes().items()
+        if cid != "none"
+    ]
+    intro = (
+        f"{len(rows)} root causes that the budget engine can return besides ``none`` (``python scripts/gen_troubleshooting.py``, "
+        "the catalog ids named in ``plugins/plugin_utils/budget/*.py``). *Retunable*: the engine's own fixes "
+        "(fewer requests, another fraction or pool split) may cure it, so ``fixes`` is worth reading."
+    )
     return intro + "\n\n" + _list_table(("root cause", "meaning", "retunable", "decided in"), (22, 42, 10, 26), rows)
 
 
 def fail_on_table() -> str:
-    rows = [[f"``{value}``", ", ".join(f"``{v}``" for v in stops) or "none",
-             ", ".join(f"``{v}``" for v in VERDICTS if v not in stops)] for value, stops in FAIL_ON_VERDICTS.items()]
-    return _list_table(("llmops_sglang_preflight_fail_on", "stops the play", "reported, the play goes on"),
-                       (34, 33, 33), rows)
+    rows = [
+        [f"``{value}``", ", ".join(f"``{v}``" for v in stops) or "none", ", ".join(f"``{v}``" for v in VERDICTS if v not in stops)]
+        for value, stops in FAIL_ON_VERDICTS.items()
+    ]
+    return _list_table(("llmops_sglang_preflight_fail_on", "stops the play", "reported, the play goes on"), (34, 33, 33), rows)
 
 
 BLOCKS = {

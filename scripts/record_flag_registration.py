@@ -81,16 +81,62 @@ def _install_import_shims(stubbed: set[str]) -> None:
 
     # Python's own protocol names must stay absent on a stand-in (copy, pickle, typing, inspect probe them);
     # a library's own dunder (``PretrainedConfig.__class_validators__``) resolves to a stand-in.
-    _PROTOCOL_NAMES = set(dir(type)) | set(dir(types.ModuleType)) | {
-        "__wrapped__", "__signature__", "__mro_entries__", "__origin__", "__args__", "__parameters__",
-        "__get__", "__set__", "__delete__", "__set_name__", "__self__", "__path__", "__file__",
-        "__spec__", "__loader__", "__all__", "__iter__", "__next__", "__len__", "__getitem__", "__call__",
-        "__enter__", "__exit__", "__await__", "__aiter__", "__fspath__", "__index__", "__int__", "__float__",
-        "__bool__", "__dataclass_fields__", "__get_pydantic_core_schema__", "__supertype__", "__version__",
-        "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
-        "__class_getitem__", "__init_subclass__", "__length_hint__", "__code__", "__defaults__",
-        "__kwdefaults__", "__closure__", "__globals__", "__isabstractmethod__", "__abstractmethods__",
-    }
+    _PROTOCOL_NAMES = (
+        set(dir(type))
+        | set(dir(types.ModuleType))
+        | {
+            "__wrapped__",
+            "__signature__",
+            "__mro_entries__",
+            "__origin__",
+            "__args__",
+            "__parameters__",
+            "__get__",
+            "__set__",
+            "__delete__",
+            "__set_name__",
+            "__self__",
+            "__path__",
+            "__file__",
+            "__spec__",
+            "__loader__",
+            "__all__",
+            "__iter__",
+            "__next__",
+            "__len__",
+            "__getitem__",
+            "__call__",
+            "__enter__",
+            "__exit__",
+            "__await__",
+            "__aiter__",
+            "__fspath__",
+            "__index__",
+            "__int__",
+            "__float__",
+            "__bool__",
+            "__dataclass_fields__",
+            "__get_pydantic_core_schema__",
+            "__supertype__",
+            "__version__",
+            "__copy__",
+            "__deepcopy__",
+            "__reduce__",
+            "__reduce_ex__",
+            "__getstate__",
+            "__setstate__",
+            "__class_getitem__",
+            "__init_subclass__",
+            "__length_hint__",
+            "__code__",
+            "__defaults__",
+            "__kwdefaults__",
+            "__closure__",
+            "__globals__",
+            "__isabstractmethod__",
+            "__abstractmethods__",
+        }
+    )
 
     class _StubMeta(abc.ABCMeta):
         def __getattr__(cls, name):

@@ -34,39 +34,87 @@ SOURCES = CACHE / "sglang-src"
 # KV-cache configurator in 0.5.16, the pool configurator in 0.5.11).
 SIZING_MODULES: Tuple[str, ...] = (
     "server_args.py",
-    "arg_groups/memory_hook.py", "arg_groups/mamba_hook.py", "arg_groups/model_hook.py",
-    "arg_groups/speculative_hook.py", "arg_groups/cuda_graph_hook.py", "arg_groups/kv_cache_hook.py",
-    "arg_groups/attention_hook.py", "arg_groups/overrides.py", "arg_groups/model_override_base.py",
-    "arg_groups/prefill_buffer_ceiling.py", "arg_groups/validation_hook.py", "arg_groups/parallel_hook.py",
-    "arg_groups/fields/memory.py", "arg_groups/fields/schedule.py", "arg_groups/fields/spec.py",
+    "arg_groups/memory_hook.py",
+    "arg_groups/mamba_hook.py",
+    "arg_groups/model_hook.py",
+    "arg_groups/speculative_hook.py",
+    "arg_groups/cuda_graph_hook.py",
+    "arg_groups/kv_cache_hook.py",
+    "arg_groups/attention_hook.py",
+    "arg_groups/overrides.py",
+    "arg_groups/model_override_base.py",
+    "arg_groups/prefill_buffer_ceiling.py",
+    "arg_groups/validation_hook.py",
+    "arg_groups/parallel_hook.py",
+    "arg_groups/fields/memory.py",
+    "arg_groups/fields/schedule.py",
+    "arg_groups/fields/spec.py",
     "arg_groups/fields/exec_.py",
-    "arg_groups/model_overrides/qwen3_5.py", "arg_groups/model_overrides/qwen3_vl.py",
-    "arg_groups/model_overrides/nemotron_h.py", "arg_groups/model_overrides/gpt_oss.py",
+    "arg_groups/model_overrides/qwen3_5.py",
+    "arg_groups/model_overrides/qwen3_vl.py",
+    "arg_groups/model_overrides/nemotron_h.py",
+    "arg_groups/model_overrides/gpt_oss.py",
     "arg_groups/nemotron_h_hook.py",  # 0.5.12-0.5.13: Nemotron-H's defaults and its mamba radix cache call
-    "arg_groups/model_overrides/glm4_moe.py", "arg_groups/model_overrides/deepseek_v2.py",
-    "model_executor/model_runner.py", "model_executor/model_runner_kv_cache_mixin.py",
-    "model_executor/pool_configurator.py", "model_executor/model_runner_components/*.py",
-    "model_executor/cuda_graph_runner.py", "model_executor/piecewise_cuda_graph_runner.py",
-    "mem_cache/kv_cache_configurator.py", "mem_cache/kv_cache_dtype.py", "mem_cache/memory_pool.py",
-    "mem_cache/mamba_pool.py", "mem_cache/swa_memory_pool.py", "mem_cache/allocator.py",
-    "distributed/bootstrap.py", "managers/tp_worker.py",
-    "speculative/eagle_worker.py", "speculative/eagle_worker_v2.py", "speculative/spec_utils.py",
-    "speculative/draft_parallel.py", "speculative/spec_info.py",
-    "configs/model_config.py", "configs/mamba_utils.py", "runtime_context.py",
+    "arg_groups/model_overrides/glm4_moe.py",
+    "arg_groups/model_overrides/deepseek_v2.py",
+    "model_executor/model_runner.py",
+    "model_executor/model_runner_kv_cache_mixin.py",
+    "model_executor/pool_configurator.py",
+    "model_executor/model_runner_components/*.py",
+    "model_executor/cuda_graph_runner.py",
+    "model_executor/piecewise_cuda_graph_runner.py",
+    "mem_cache/kv_cache_configurator.py",
+    "mem_cache/kv_cache_dtype.py",
+    "mem_cache/memory_pool.py",
+    "mem_cache/mamba_pool.py",
+    "mem_cache/swa_memory_pool.py",
+    "mem_cache/allocator.py",
+    "distributed/bootstrap.py",
+    "managers/tp_worker.py",
+    "speculative/eagle_worker.py",
+    "speculative/eagle_worker_v2.py",
+    "speculative/spec_utils.py",
+    "speculative/draft_parallel.py",
+    "speculative/spec_info.py",
+    "configs/model_config.py",
+    "configs/mamba_utils.py",
+    "runtime_context.py",
 )
 
 # Functions that matter wherever they live: looked up by name across the whole package when the curated files
 # of one release hold them and the other's do not (files move between releases).
 SIZING_FUNCTIONS: Tuple[str, ...] = (
-    "_handle_gpu_memory_settings", "_handle_mamba_radix_cache", "_handle_speculative_decoding",
-    "profile_max_num_token", "init_memory_pool", "handle_max_mamba_cache", "calculate_mla_kv_cache_dim",
-    "set_num_token_hybrid", "get_cell_size_per_token", "_resolve_memory_pool_config", "_derive_pool_sizes",
-    "_profile_available_bytes", "_handle_max_mamba_cache", "resolve_max_num_reqs", "calculate_pool_sizes",
-    "create_memory_pool_configurator", "compute_swa_request_cap", "get_available_gpu_memory",
-    "measure_pre_model_load_memory", "init_torch_distributed", "reserve_rope_cache_for_long_sequences",
-    "get_batch_sizes_to_capture", "_generate_cuda_graph_batch_sizes", "generate_prefill_cuda_graph_batch_sizes",
-    "_generate_piecewise_cuda_graph_tokens", "adjust_mem_fraction_for_vlm", "auto_choose_speculative_params",
-    "get_nvgpu_memory_capacity", "alloc_memory_pool", "configure_kv_cache_dtype", "mamba_cache_per_req",
+    "_handle_gpu_memory_settings",
+    "_handle_mamba_radix_cache",
+    "_handle_speculative_decoding",
+    "profile_max_num_token",
+    "init_memory_pool",
+    "handle_max_mamba_cache",
+    "calculate_mla_kv_cache_dim",
+    "set_num_token_hybrid",
+    "get_cell_size_per_token",
+    "_resolve_memory_pool_config",
+    "_derive_pool_sizes",
+    "_profile_available_bytes",
+    "_handle_max_mamba_cache",
+    "resolve_max_num_reqs",
+    "calculate_pool_sizes",
+    "create_memory_pool_configurator",
+    "compute_swa_request_cap",
+    "get_available_gpu_memory",
+    "measure_pre_model_load_memory",
+    "init_torch_distributed",
+    "reserve_rope_cache_for_long_sequences",
+    "get_batch_sizes_to_capture",
+    "_generate_cuda_graph_batch_sizes",
+    "generate_prefill_cuda_graph_batch_sizes",
+    "_generate_piecewise_cuda_graph_tokens",
+    "adjust_mem_fraction_for_vlm",
+    "auto_choose_speculative_params",
+    "get_nvgpu_memory_capacity",
+    "alloc_memory_pool",
+    "configure_kv_cache_dtype",
+    "mamba_cache_per_req",
 )
 
 LOG_METHODS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "info_once", "warning_once"}
@@ -129,8 +177,7 @@ def release_root(version: str) -> Path:
     wheel = _wheel(version)
     if wheel is None:
         WHEELS.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
-                        f"sglang=={version}", "-d", str(WHEELS)], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", f"sglang=={version}", "-d", str(WHEELS)], check=True)
         wheel = _wheel(version)
         if wheel is None:
             raise SystemExit(f"no sglang {version} wheel in {WHEELS} after pip download")
@@ -276,18 +323,23 @@ def compare(prev: str, new: str) -> ReleaseDiff:
         for qual in sorted(set(fa) | set(fb)):
             if qual in fa and qual in fb:
                 if fa[qual].text != fb[qual].text:
-                    changes.append(FunctionChange(module, qual, "changed", f"{module}:{fa[qual].lineno}",
-                                                  f"{module}:{fb[qual].lineno}",
-                                                  _diff(fa[qual].text, fb[qual].text, f"{prev}/{module}",
-                                                        f"{new}/{module}")))
+                    changes.append(
+                        FunctionChange(
+                            module,
+                            qual,
+                            "changed",
+                            f"{module}:{fa[qual].lineno}",
+                            f"{module}:{fb[qual].lineno}",
+                            _diff(fa[qual].text, fb[qual].text, f"{prev}/{module}", f"{new}/{module}"),
+                        )
+                    )
             elif qual in fa:
                 changes.append(FunctionChange(module, qual, "removed", prev_location=f"{module}:{fa[qual].lineno}"))
             else:
                 changes.append(FunctionChange(module, qual, "added", new_location=f"{module}:{fb[qual].lineno}"))
         message_changes += _message_diff(module, a, b)
     changes += _moved(prev, new, prev_pkg, new_pkg, prev_funcs, new_funcs)
-    return ReleaseDiff(prev, new, sorted(prev_mods - new_mods), sorted(new_mods - prev_mods), changes,
-                       message_changes)
+    return ReleaseDiff(prev, new, sorted(prev_mods - new_mods), sorted(new_mods - prev_mods), changes, message_changes)
 
 
 def _message_diff(module: str, a: Optional[ast.Module], b: Optional[ast.Module]) -> List[MessageChange]:
@@ -295,16 +347,16 @@ def _message_diff(module: str, a: Optional[ast.Module], b: Optional[ast.Module])
     mb = messages(b) if b else []
     keys_a = {_normalise(m.text) for m in ma}
     keys_b = {_normalise(m.text) for m in mb}
-    out = [MessageChange(module, m.qualname, "removed", m.statement, m.text, f"{module}:{m.lineno}")
-           for m in ma if _normalise(m.text) not in keys_b]
-    out += [MessageChange(module, m.qualname, "added", m.statement, m.text, f"{module}:{m.lineno}")
-            for m in mb if _normalise(m.text) not in keys_a]
+    out = [MessageChange(module, m.qualname, "removed", m.statement, m.text, f"{module}:{m.lineno}") for m in ma if _normalise(m.text) not in keys_b]
+    out += [MessageChange(module, m.qualname, "added", m.statement, m.text, f"{module}:{m.lineno}") for m in mb if _normalise(m.text) not in keys_a]
     return out
 
 
-def _moved(prev: str, new: str, prev_pkg: Path, new_pkg: Path, prev_funcs: Dict[str, Dict[str, FunctionSource]],
-           new_funcs: Dict[str, Dict[str, FunctionSource]]) -> List[FunctionChange]:
+def _moved(
+    prev: str, new: str, prev_pkg: Path, new_pkg: Path, prev_funcs: Dict[str, Dict[str, FunctionSource]], new_funcs: Dict[str, Dict[str, FunctionSource]]
+) -> List[FunctionChange]:
     """Curated functions defined in one release's curated files and not the other's: where they went."""
+
     def names(funcs: Dict[str, Dict[str, FunctionSource]]) -> Dict[str, Tuple[str, FunctionSource]]:
         out = {}
         for module, by_qual in funcs.items():
@@ -322,17 +374,31 @@ def _moved(prev: str, new: str, prev_pkg: Path, new_pkg: Path, prev_funcs: Dict[
             elsewhere = _find_by_name(new_pkg, name)
             if elsewhere:
                 new_module, new_src = elsewhere[0]
-                out.append(FunctionChange(module, src.qualname, "moved", f"{module}:{src.lineno}",
-                                          f"{new_module}:{new_src.lineno}",
-                                          _diff(src.text, new_src.text, f"{prev}/{module}", f"{new}/{new_module}")))
+                out.append(
+                    FunctionChange(
+                        module,
+                        src.qualname,
+                        "moved",
+                        f"{module}:{src.lineno}",
+                        f"{new_module}:{new_src.lineno}",
+                        _diff(src.text, new_src.text, f"{prev}/{module}", f"{new}/{new_module}"),
+                    )
+                )
         else:
             module, src = in_new[name]
             elsewhere = _find_by_name(prev_pkg, name)
             if elsewhere:
                 old_module, old_src = elsewhere[0]
-                out.append(FunctionChange(module, src.qualname, "moved", f"{old_module}:{old_src.lineno}",
-                                          f"{module}:{src.lineno}",
-                                          _diff(old_src.text, src.text, f"{prev}/{old_module}", f"{new}/{module}")))
+                out.append(
+                    FunctionChange(
+                        module,
+                        src.qualname,
+                        "moved",
+                        f"{old_module}:{old_src.lineno}",
+                        f"{module}:{src.lineno}",
+                        _diff(old_src.text, src.text, f"{prev}/{old_module}", f"{new}/{module}"),
+                    )
+                )
     return out
 
 

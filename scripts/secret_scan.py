@@ -12,6 +12,7 @@ write them there). Every regular file under each PATH (the -vvvv logs, ansible-r
 is searched for every value, also in its URL-encoded and JSON-escaped spellings. A hit prints
 ``file:line: name`` (never the value) and the exit status is 1.
 """
+
 import argparse
 import json
 import os
@@ -45,8 +46,7 @@ def load_canaries(sources):
                 raise SystemExit("%s: a mapping of secret names to values was expected" % path)
             for name, value in data.items():
                 if not isinstance(value, str) or len(value) < 8:
-                    raise SystemExit("%s: secret %r must be a string of at least 8 characters, or its hits mean nothing"
-                                     % (path, name))
+                    raise SystemExit("%s: secret %r must be a string of at least 8 characters, or its hits mean nothing" % (path, name))
                 canaries["%s (%s)" % (name, os.path.basename(path))] = value
     return canaries
 
@@ -62,8 +62,7 @@ def scan(paths, canaries):
     needles = [(name, form) for name, value in sorted(canaries.items()) for form in spellings(value)]
     hits = []
     for root in paths:
-        files = [root] if os.path.isfile(root) else [
-            os.path.join(top, name) for top, _dirs, names in os.walk(root) for name in sorted(names)]
+        files = [root] if os.path.isfile(root) else [os.path.join(top, name) for top, _dirs, names in os.walk(root) for name in sorted(names)]
         for path in files:
             if not os.path.isfile(path) or os.path.islink(path):
                 continue

@@ -20,8 +20,7 @@ import json
 import os
 import random
 
-CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                       "model-configs")
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "model-configs")
 
 GPUS = {
     # name: (nvidia-smi name, memory.total MiB, compute capability, SM count)
@@ -38,40 +37,40 @@ GPUS = {
 # features: "mtp" = has an MTP/NEXTN head (speculative variants),
 #           "mamba" = hybrid linear-attention/mamba (mamba flag variants).
 MODELS = {
-    "Qwen__Qwen3.6-27B": ([("RTX A6000", 2), ("L40S", 2), ("A100-80GB", 1), ("H100-80GB", 1),
-                           ("H100-80GB", 2), ("H200", 1), ("RTX 4090", 4), ("A100-40GB", 2),
-                           ("H100-80GB", 4), ("H200", 8)], {"mtp", "mamba"}),
-    "Qwen__Qwen3.5-27B": ([("RTX A6000", 2), ("H100-80GB", 1), ("A100-80GB", 2), ("L40S", 4),
-                           ("H200", 2)], {"mtp", "mamba"}),
-    "Qwen__Qwen3.5-35B-A3B": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2), ("A100-80GB", 2),
-                               ("L40S", 4), ("H100-80GB", 8)], {"mtp", "mamba"}),
-    "Qwen__Qwen3-Next-80B-A3B-Instruct": ([("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4),
-                                           ("RTX A6000", 8), ("H200", 4)], {"mtp", "mamba"}),
-    "meta-llama__Llama-3.1-8B-Instruct": ([("H100-80GB", 1), ("RTX 4090", 1), ("RTX A6000", 1),
-                                           ("L40S", 1), ("A100-40GB", 1), ("A100-80GB", 2)], set()),
-    "meta-llama__Llama-3.1-70B-Instruct": ([("H100-80GB", 2), ("H100-80GB", 4), ("A100-80GB", 4),
-                                            ("RTX A6000", 4), ("H200", 2), ("H200", 8)], set()),
-    "Qwen__Qwen2.5-7B-Instruct": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 2),
-                                   ("RTX A6000", 4)], set()),
-    "Qwen__Qwen2.5-72B-Instruct": ([("H100-80GB", 2), ("A100-80GB", 4), ("RTX A6000", 4),
-                                    ("H200", 8)], set()),
+    "Qwen__Qwen3.6-27B": (
+        [
+            ("RTX A6000", 2),
+            ("L40S", 2),
+            ("A100-80GB", 1),
+            ("H100-80GB", 1),
+            ("H100-80GB", 2),
+            ("H200", 1),
+            ("RTX 4090", 4),
+            ("A100-40GB", 2),
+            ("H100-80GB", 4),
+            ("H200", 8),
+        ],
+        {"mtp", "mamba"},
+    ),
+    "Qwen__Qwen3.5-27B": ([("RTX A6000", 2), ("H100-80GB", 1), ("A100-80GB", 2), ("L40S", 4), ("H200", 2)], {"mtp", "mamba"}),
+    "Qwen__Qwen3.5-35B-A3B": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("L40S", 4), ("H100-80GB", 8)], {"mtp", "mamba"}),
+    "Qwen__Qwen3-Next-80B-A3B-Instruct": ([("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("RTX A6000", 8), ("H200", 4)], {"mtp", "mamba"}),
+    "meta-llama__Llama-3.1-8B-Instruct": ([("H100-80GB", 1), ("RTX 4090", 1), ("RTX A6000", 1), ("L40S", 1), ("A100-40GB", 1), ("A100-80GB", 2)], set()),
+    "meta-llama__Llama-3.1-70B-Instruct": ([("H100-80GB", 2), ("H100-80GB", 4), ("A100-80GB", 4), ("RTX A6000", 4), ("H200", 2), ("H200", 8)], set()),
+    "Qwen__Qwen2.5-7B-Instruct": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 2), ("RTX A6000", 4)], set()),
+    "Qwen__Qwen2.5-72B-Instruct": ([("H100-80GB", 2), ("A100-80GB", 4), ("RTX A6000", 4), ("H200", 8)], set()),
     "Qwen__Qwen3-8B": ([("RTX 4090", 1), ("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)], set()),
-    "Qwen__Qwen3-32B": ([("H100-80GB", 1), ("A100-80GB", 1), ("RTX A6000", 2), ("L40S", 4),
-                         ("H200", 1)], set()),
-    "Qwen__Qwen3-30B-A3B": ([("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1),
-                             ("RTX 4090", 4)], set()),
+    "Qwen__Qwen3-32B": ([("H100-80GB", 1), ("A100-80GB", 1), ("RTX A6000", 2), ("L40S", 4), ("H200", 1)], set()),
+    "Qwen__Qwen3-30B-A3B": ([("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1), ("RTX 4090", 4)], set()),
     "Qwen__Qwen3-32B-FP8": ([("H100-80GB", 1), ("L40S", 1), ("RTX A6000", 1), ("H200", 2)], set()),
-    "mistralai__Mistral-7B-Instruct-v0.3": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1),
-                                             ("H100-80GB", 1)], set()),
+    "mistralai__Mistral-7B-Instruct-v0.3": ([("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 1)], set()),
     "deepseek-ai__DeepSeek-V3": ([("H200", 8), ("H100-80GB", 8)], {"mtp"}),
     "openai__gpt-oss-20b": ([("H100-80GB", 1), ("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)], set()),
     "openai__gpt-oss-120b": ([("H100-80GB", 1), ("H100-80GB", 2), ("H200", 1), ("A100-80GB", 2)], set()),
-    "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2),
-                                                     ("A100-80GB", 2)], {"mamba"}),
+    "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": ([("H100-80GB", 1), ("H200", 1), ("RTX A6000", 2), ("A100-80GB", 2)], {"mamba"}),
     "nvidia__Nemotron-H-56B-Base-8K": ([("H100-80GB", 2), ("H200", 1), ("A100-80GB", 4)], {"mamba"}),
     "neody__r1-14b-awq": ([("RTX 4090", 1), ("RTX A6000", 1), ("L40S", 2), ("H100-80GB", 1)], set()),
-    "nvidia__Llama-3.1-70B-Instruct-FP8": ([("H100-80GB", 1), ("H100-80GB", 2), ("L40S", 4),
-                                            ("H200", 1)], set()),
+    "nvidia__Llama-3.1-70B-Instruct-FP8": ([("H100-80GB", 1), ("H100-80GB", 2), ("L40S", 4), ("H200", 1)], set()),
     "nvidia__Qwen3.6-27B-NVFP4": ([("H100-80GB", 1), ("RTX A6000", 1), ("H200", 1)], {"mtp", "mamba"}),
     "zai-org__GLM-4.7": ([("H200", 8)], {"mtp"}),
 }
@@ -279,24 +278,24 @@ CASES_PER_MODEL = 11
 
 def gpu_block(gpu: str, count: int) -> dict:
     name, mib, cc = GPUS[gpu][:3]
-    return {"name": gpu, "smi_name": name, "memory_total_mib": mib,
-            "compute_capability": "%d.%d" % cc, "count": count}
+    return {"name": gpu, "smi_name": name, "memory_total_mib": mib, "compute_capability": "%d.%d" % cc, "count": count}
 
 
 # Where SGLang's code disagrees with a research note: the note's number stays in ``expect``,
 # what the wheel's code gives is in ``deviation`` with the reason (README.md lists them).
-ROPE_RESERVE = ("ModelRunner.load_model pre-expands the RoPE caches before sizing "
-                "(reserve_rope_cache_for_long_sequences: context + 2*steps*draft + 256, 128-aligned). "
-                "For Qwen3.6 the vision tower's cache grows by 8.3 MB, and for Llama-3.1-8B's default "
-                "131,072 context the text cache grows by 128 KiB. oracle-0.5.23.md's harness built the "
-                "classes without that step")
+ROPE_RESERVE = (
+    "ModelRunner.load_model pre-expands the RoPE caches before sizing "
+    "(reserve_rope_cache_for_long_sequences: context + 2*steps*draft + 256, 128-aligned). "
+    "For Qwen3.6 the vision tower's cache grows by 8.3 MB, and for Llama-3.1-8B's default "
+    "131,072 context the text cache grows by 128 KiB. oracle-0.5.23.md's harness built the "
+    "classes without that step"
+)
 
 
 def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=None, deviation=None):
     server_args = {"tp_size": tp}
     server_args.update(args)
-    case = {"id": cid, "model": model, "gpu": gpu_block(gpu, tp), "pre_model_load_gib": pre,
-            "server_args": server_args, "env": dict(env or {})}
+    case = {"id": cid, "model": model, "gpu": gpu_block(gpu, tp), "pre_model_load_gib": pre, "server_args": server_args, "env": dict(env or {})}
     if weights_gib is not None:
         case["weights_gib"] = weights_gib  # resident weights given, not counted
     if expect is not None:
@@ -309,9 +308,14 @@ def _case(cid, model, gpu, tp, pre, args, env=None, expect=None, weights_gib=Non
 def _incident_0_5_23():
     """oracle-0.5.23.md §4/§5: Qwen3.6-27B, 2x RTX A6000, TP 2, NEXTN 3/1/4."""
     m, g = "Qwen__Qwen3.6-27B", "RTX A6000"
-    base = {"mem_fraction_static": 0.85, "context_length": 65536,
-            "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
-            "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    base = {
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
 
     def a(**kw):
         d = dict(base)
@@ -330,65 +334,162 @@ def _incident_0_5_23():
 
     w = 28.29  # the weights of sglang-memory.md §5.2 (the notes' W column)
     C = []
-    C.append(_case("incident-0523-base", m, g, 2, 47.3, a(), expect=tok(204134, 40, 8),
-                   deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE)))
-    C.append(_case("incident-0523-base-w28.29", m, g, 2, 47.3, a(), weights_gib=w,
-                   expect=tok(206357, 40, 8)))
+    C.append(_case("incident-0523-base", m, g, 2, 47.3, a(), expect=tok(204134, 40, 8), deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE)))
+    C.append(_case("incident-0523-base-w28.29", m, g, 2, 47.3, a(), weights_gib=w, expect=tok(206357, 40, 8)))
     # the "real params" column: target + draft parameter bytes counted by the classes (§3)
-    C.append(_case("incident-0523-base-wparams", m, g, 2, 47.3, a(),
-                   weights_gib=(27359370352 + 3019951104) / (1 << 30), expect=tok(206261, 40, 8)))
-    C.append(_case("incident-0523-disable-radix", m, g, 2, 47.3, a(disable_radix_cache=True),
-                   expect=err("ValueError", "Raise --mem-fraction-static above 0.600")))
-    C.append(_case("incident-0523-disable-radix-w28.29", m, g, 2, 47.3, a(disable_radix_cache=True),
-                   weights_gib=w, expect=err("ValueError", "Raise --mem-fraction-static above 0.599")))
-    C.append(_case("incident-0523-mrr16", m, g, 2, 47.3, a(max_running_requests=16),
-                   expect=tok(204134, 40, 8), deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE)))
-    C.append(_case("incident-0523-mrr16-w28.29", m, g, 2, 47.3, a(max_running_requests=16),
-                   weights_gib=w, expect=tok(206357, 40, 8)))
-    C.append(_case("incident-0523-ssm-bf16", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
-                   expect=tok(205457, 81, 16), deviation=dict(tok(205204, 81, 16), why=ROPE_RESERVE)))
-    C.append(_case("incident-0523-ssm-bf16-w28.29", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
-                   weights_gib=w, expect=tok(206483, 82, 16)))
+    C.append(_case("incident-0523-base-wparams", m, g, 2, 47.3, a(), weights_gib=(27359370352 + 3019951104) / (1 << 30), expect=tok(206261, 40, 8)))
+    C.append(
+        _case("incident-0523-disable-radix", m, g, 2, 47.3, a(disable_radix_cache=True), expect=err("ValueError", "Raise --mem-fraction-static above 0.600"))
+    )
+    C.append(
+        _case(
+            "incident-0523-disable-radix-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(disable_radix_cache=True),
+            weights_gib=w,
+            expect=err("ValueError", "Raise --mem-fraction-static above 0.599"),
+        )
+    )
+    C.append(
+        _case("incident-0523-mrr16", m, g, 2, 47.3, a(max_running_requests=16), expect=tok(204134, 40, 8), deviation=dict(tok(203881, 40, 8), why=ROPE_RESERVE))
+    )
+    C.append(_case("incident-0523-mrr16-w28.29", m, g, 2, 47.3, a(max_running_requests=16), weights_gib=w, expect=tok(206357, 40, 8)))
+    C.append(
+        _case(
+            "incident-0523-ssm-bf16",
+            m,
+            g,
+            2,
+            47.3,
+            a(mamba_ssm_dtype="bfloat16"),
+            expect=tok(205457, 81, 16),
+            deviation=dict(tok(205204, 81, 16), why=ROPE_RESERVE),
+        )
+    )
+    C.append(_case("incident-0523-ssm-bf16-w28.29", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"), weights_gib=w, expect=tok(206483, 82, 16)))
     # §5, all with W = 28.29
-    C.append(_case("incident-0523-pre47.0-w28.29", m, g, 2, 47.0, a(), weights_gib=w,
-                   expect=tok(209746, 39, 7)))
-    C.append(_case("incident-0523-pre47.6-w28.29", m, g, 2, 47.6, a(), weights_gib=w,
-                   expect=tok(212364, 41, 8)))
-    C.append(_case("incident-0523-mfr2.0-w28.29", m, g, 2, 47.3, a(mamba_full_memory_ratio=2.0),
-                   weights_gib=w, expect=tok(135887, 58, 11)))
-    C.append(_case("incident-0523-mfs0.88-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.88),
-                   weights_gib=w, expect=tok(231714, 45, 9)))
-    C.append(_case("incident-0523-nomfs-w28.29", m, g, 2, 47.3, a(mem_fraction_static=None),
-                   weights_gib=w, expect=dict(tok(161268, 29, 5), mem_fraction_static=0.78605)))
-    C.append(_case("incident-0523-mfs0.62-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.62),
-                   weights_gib=w, expect=err("RuntimeError", "Computed max_mamba_cache_size=0")))
-    C.append(_case("incident-0523-mfs0.64-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.64),
-                   weights_gib=w, expect=err("RuntimeError", "max_mamba_cache_size=4, mamba_ratio=5")))
-    C.append(_case("incident-0523-norad-mrr16-w28.29", m, g, 2, 47.3,
-                   a(disable_radix_cache=True, max_running_requests=16), weights_gib=w,
-                   expect={"max_total_num_tokens": 187565, "max_running_requests": 16}))
-    C.append(_case("incident-0523-norad-mrr24-w28.29", m, g, 2, 47.3,
-                   a(disable_radix_cache=True, max_running_requests=24), weights_gib=w,
-                   expect={"max_total_num_tokens": 93605, "max_running_requests": 24}))
-    C.append(_case("incident-0523-norad-mrr32-w28.29", m, g, 2, 47.3,
-                   a(disable_radix_cache=True, max_running_requests=32), weights_gib=w,
-                   expect=err("ValueError", "Loaded weights leave no GPU memory for the KV cache")))
-    C.append(_case("incident-0523-nospec-w25.48", m, g, 2, 47.3,
-                   {"mem_fraction_static": 0.85, "context_length": 65536}, weights_gib=25.48,
-                   expect=tok(253804, 95, 19)))
+    C.append(_case("incident-0523-pre47.0-w28.29", m, g, 2, 47.0, a(), weights_gib=w, expect=tok(209746, 39, 7)))
+    C.append(_case("incident-0523-pre47.6-w28.29", m, g, 2, 47.6, a(), weights_gib=w, expect=tok(212364, 41, 8)))
+    C.append(_case("incident-0523-mfr2.0-w28.29", m, g, 2, 47.3, a(mamba_full_memory_ratio=2.0), weights_gib=w, expect=tok(135887, 58, 11)))
+    C.append(_case("incident-0523-mfs0.88-w28.29", m, g, 2, 47.3, a(mem_fraction_static=0.88), weights_gib=w, expect=tok(231714, 45, 9)))
+    C.append(
+        _case(
+            "incident-0523-nomfs-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(mem_fraction_static=None),
+            weights_gib=w,
+            expect=dict(tok(161268, 29, 5), mem_fraction_static=0.78605),
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-mfs0.62-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(mem_fraction_static=0.62),
+            weights_gib=w,
+            expect=err("RuntimeError", "Computed max_mamba_cache_size=0"),
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-mfs0.64-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(mem_fraction_static=0.64),
+            weights_gib=w,
+            expect=err("RuntimeError", "max_mamba_cache_size=4, mamba_ratio=5"),
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-norad-mrr16-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(disable_radix_cache=True, max_running_requests=16),
+            weights_gib=w,
+            expect={"max_total_num_tokens": 187565, "max_running_requests": 16},
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-norad-mrr24-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(disable_radix_cache=True, max_running_requests=24),
+            weights_gib=w,
+            expect={"max_total_num_tokens": 93605, "max_running_requests": 24},
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-norad-mrr32-w28.29",
+            m,
+            g,
+            2,
+            47.3,
+            a(disable_radix_cache=True, max_running_requests=32),
+            weights_gib=w,
+            expect=err("ValueError", "Loaded weights leave no GPU memory for the KV cache"),
+        )
+    )
+    C.append(
+        _case(
+            "incident-0523-nospec-w25.48", m, g, 2, 47.3, {"mem_fraction_static": 0.85, "context_length": 65536}, weights_gib=25.48, expect=tok(253804, 95, 19)
+        )
+    )
     # Llama-3.1-8B on H100 (oracle-0.5.23.md §4)
     lm = "meta-llama__Llama-3.1-8B-Instruct"
-    C.append(_case("oracle-0523-llama8b-w14.96", lm, "H100-80GB", 1, 79.0,
-                   {"mem_fraction_static": 0.88}, weights_gib=14.96,
-                   expect={"max_total_num_tokens": 446955, "max_running_requests": 2048}))
-    C.append(_case("oracle-0523-llama8b", lm, "H100-80GB", 1, 79.0, {"mem_fraction_static": 0.88},
-                   expect={"max_total_num_tokens": 446463, "max_running_requests": 2048},
-                   deviation={"max_total_num_tokens": 446462, "max_running_requests": 2048,
-                              "why": ROPE_RESERVE}))
-    C.append(_case("oracle-0523-llama8b-nomfs-w14.96", lm, "H100-80GB", 1, 79.0, {},
-                   weights_gib=14.96,
-                   expect={"max_total_num_tokens": 414597, "max_running_requests": 2048,
-                           "mem_fraction_static": 0.83}))
+    C.append(
+        _case(
+            "oracle-0523-llama8b-w14.96",
+            lm,
+            "H100-80GB",
+            1,
+            79.0,
+            {"mem_fraction_static": 0.88},
+            weights_gib=14.96,
+            expect={"max_total_num_tokens": 446955, "max_running_requests": 2048},
+        )
+    )
+    C.append(
+        _case(
+            "oracle-0523-llama8b",
+            lm,
+            "H100-80GB",
+            1,
+            79.0,
+            {"mem_fraction_static": 0.88},
+            expect={"max_total_num_tokens": 446463, "max_running_requests": 2048},
+            deviation={"max_total_num_tokens": 446462, "max_running_requests": 2048, "why": ROPE_RESERVE},
+        )
+    )
+    C.append(
+        _case(
+            "oracle-0523-llama8b-nomfs-w14.96",
+            lm,
+            "H100-80GB",
+            1,
+            79.0,
+            {},
+            weights_gib=14.96,
+            expect={"max_total_num_tokens": 414597, "max_running_requests": 2048, "mem_fraction_static": 0.83},
+        )
+    )
     return C
 
 
@@ -398,9 +499,14 @@ SEED_W_GIB = 27359368048 / (1 << 30)
 
 def _incident_0_5_9():
     m, g = "Qwen__Qwen3.6-27B", "RTX A6000"
-    base = {"mem_fraction_static": 0.85, "context_length": 65536,
-            "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
-            "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    base = {
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
 
     def a(**kw):
         d = dict(base)
@@ -414,48 +520,61 @@ def _incident_0_5_9():
     def tok(t, k, r):
         return {"max_total_num_tokens": t, "max_mamba_cache_size": k, "max_running_requests": r}
 
-    nem = {"error_type": "RuntimeError",
-           "error_contains": "Not enough memory. Please try to increase --mem-fraction-static"}
+    nem = {"error_type": "RuntimeError", "error_contains": "Not enough memory. Please try to increase --mem-fraction-static"}
     C = []
     # §4: the three attempts, with counted weights and with the note's W
     C.append(_case("incident-059-attempt1", m, g, 2, 47.3, a(enable_torch_compile=True), expect=nem))
-    C.append(_case("incident-059-attempt1-wseed", m, g, 2, 47.3, a(enable_torch_compile=True),
-                   weights_gib=SEED_W_GIB, expect=nem))
+    C.append(_case("incident-059-attempt1-wseed", m, g, 2, 47.3, a(enable_torch_compile=True), weights_gib=SEED_W_GIB, expect=nem))
     C.append(_case("incident-059-attempt2", m, g, 2, 47.3, a(context_length=32768), expect=nem))
-    C.append(_case("incident-059-attempt3", m, g, 2, 47.3,
-                   a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5), expect=nem))
-    C.append(_case("incident-059-attempt3-wseed", m, g, 2, 47.3,
-                   a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5),
-                   weights_gib=SEED_W_GIB, expect=nem))
+    C.append(_case("incident-059-attempt3", m, g, 2, 47.3, a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5), expect=nem))
+    C.append(_case("incident-059-attempt3-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.88, mamba_full_memory_ratio=0.5), weights_gib=SEED_W_GIB, expect=nem))
     # §5: the fix and its sweep (W of the note)
-    sweep = {8: (374609, 380179, 388535, 396891), 16: (280649, 286219, 294575, 302931),
-             24: (186689, 192259, 200615, 208971), 32: (92729, 98299, 106655, 115011),
-             35: (57494, 63064, 71420, 79776), 40: (None, 4339, 12695, 21051),
-             41: (None, None, 950, 9306), 42: (None, None, None, None)}
+    sweep = {
+        8: (374609, 380179, 388535, 396891),
+        16: (280649, 286219, 294575, 302931),
+        24: (186689, 192259, 200615, 208971),
+        32: (92729, 98299, 106655, 115011),
+        35: (57494, 63064, 71420, 79776),
+        40: (None, 4339, 12695, 21051),
+        41: (None, None, 950, 9306),
+        42: (None, None, None, None),
+    }
     for r, row in sweep.items():
         for pre, t in zip((46.8, 47.0, 47.3, 47.6), row):
             exp = nem if t is None else tok(t, r, r)
-            C.append(_case(f"incident-059-mrr{r}-pre{pre}-wseed", m, g, 2, pre,
-                           a(max_running_requests=r), weights_gib=SEED_W_GIB, expect=exp))
+            C.append(_case(f"incident-059-mrr{r}-pre{pre}-wseed", m, g, 2, pre, a(max_running_requests=r), weights_gib=SEED_W_GIB, expect=exp))
     C.append(_case("incident-059-mrr32", m, g, 2, 47.3, a(max_running_requests=32)))
-    C.append(_case("incident-059-ssm-bf16-wseed", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"),
-                   weights_gib=SEED_W_GIB, expect=tok(195215, 48, 48)))
-    C.append(_case("incident-059-d2-wseed", m, g, 2, 47.3,
-                   a(speculative_num_steps=1, speculative_num_draft_tokens=2),
-                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 144239,
-                                                   "max_running_requests": 48}))
-    C.append(_case("incident-059-extra-buffer-wseed", m, g, 2, 47.3,
-                   a(mamba_scheduler_strategy="extra_buffer"), weights_gib=SEED_W_GIB,
-                   expect=tok(17393, 6, 1)))
-    C.append(_case("incident-059-nospec-wseed", m, g, 2, 47.3,
-                   {"mem_fraction_static": 0.85, "context_length": 65536}, weights_gib=SEED_W_GIB,
-                   expect=tok(254642, 97, 32)))
-    C.append(_case("incident-059-mfs0.91-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.91),
-                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 11731}))
-    C.append(_case("incident-059-mfs0.92-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.92),
-                   weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 27230}))
-    C.append(_case("incident-059-nomfs", m, g, 2, 47.3, a(mem_fraction_static=None),
-                   expect=dict(nem, mem_fraction_static=0.755)))
+    C.append(_case("incident-059-ssm-bf16-wseed", m, g, 2, 47.3, a(mamba_ssm_dtype="bfloat16"), weights_gib=SEED_W_GIB, expect=tok(195215, 48, 48)))
+    C.append(
+        _case(
+            "incident-059-d2-wseed",
+            m,
+            g,
+            2,
+            47.3,
+            a(speculative_num_steps=1, speculative_num_draft_tokens=2),
+            weights_gib=SEED_W_GIB,
+            expect={"max_total_num_tokens": 144239, "max_running_requests": 48},
+        )
+    )
+    C.append(
+        _case("incident-059-extra-buffer-wseed", m, g, 2, 47.3, a(mamba_scheduler_strategy="extra_buffer"), weights_gib=SEED_W_GIB, expect=tok(17393, 6, 1))
+    )
+    C.append(
+        _case(
+            "incident-059-nospec-wseed",
+            m,
+            g,
+            2,
+            47.3,
+            {"mem_fraction_static": 0.85, "context_length": 65536},
+            weights_gib=SEED_W_GIB,
+            expect=tok(254642, 97, 32),
+        )
+    )
+    C.append(_case("incident-059-mfs0.91-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.91), weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 11731}))
+    C.append(_case("incident-059-mfs0.92-wseed", m, g, 2, 47.3, a(mem_fraction_static=0.92), weights_gib=SEED_W_GIB, expect={"max_total_num_tokens": 27230}))
+    C.append(_case("incident-059-nomfs", m, g, 2, 47.3, a(mem_fraction_static=None), expect=dict(nem, mem_fraction_static=0.755)))
     return C
 
 
@@ -484,8 +603,7 @@ def _generated(seed: int):
                 args["context_length"] = rng.choice(contexts)
             if "mtp" in feats and rng.random() < 0.55:
                 alg, steps, topk, draft = rng.choice(SPEC)
-                args.update(speculative_algorithm=alg, speculative_num_steps=steps,
-                            speculative_eagle_topk=topk, speculative_num_draft_tokens=draft)
+                args.update(speculative_algorithm=alg, speculative_num_steps=steps, speculative_eagle_topk=topk, speculative_num_draft_tokens=draft)
             if "mamba" in feats:
                 r = rng.random()
                 if r < 0.2:
@@ -508,50 +626,65 @@ def _edge_cases():
     """Fatal error classes that the random grid rarely reaches."""
     C = []
     # context longer than the model's derived context (ValueError at ModelConfig)
-    C.append(_case("edge-ctx-too-long-qwen2.5-7b", "Qwen__Qwen2.5-7B-Instruct", "H100-80GB", 1, 78.9,
-                   {"context_length": 131072}))
+    C.append(_case("edge-ctx-too-long-qwen2.5-7b", "Qwen__Qwen2.5-7B-Instruct", "H100-80GB", 1, 78.9, {"context_length": 131072}))
     # weights do not fit at all
-    C.append(_case("edge-70b-on-one-a6000", "meta-llama__Llama-3.1-70B-Instruct", "RTX A6000", 1, 47.3,
-                   {"mem_fraction_static": 0.9}))
+    C.append(_case("edge-70b-on-one-a6000", "meta-llama__Llama-3.1-70B-Instruct", "RTX A6000", 1, 47.3, {"mem_fraction_static": 0.9}))
     C.append(_case("edge-27b-on-one-4090", "Qwen__Qwen3.6-27B", "RTX 4090", 1, 23.3, {}))
     # weights fit but leave no KV
-    C.append(_case("edge-qwen3-32b-a100-40-mfs0.8", "Qwen__Qwen3-32B", "A100-40GB", 2, 39.3,
-                   {"mem_fraction_static": 0.8, "context_length": 32768}))
-    C.append(_case("edge-llama8b-4090-mfs0.6", "meta-llama__Llama-3.1-8B-Instruct", "RTX 4090", 1, 23.4,
-                   {"mem_fraction_static": 0.6}))
+    C.append(_case("edge-qwen3-32b-a100-40-mfs0.8", "Qwen__Qwen3-32B", "A100-40GB", 2, 39.3, {"mem_fraction_static": 0.8, "context_length": 32768}))
+    C.append(_case("edge-llama8b-4090-mfs0.6", "meta-llama__Llama-3.1-8B-Instruct", "RTX 4090", 1, 23.4, {"mem_fraction_static": 0.6}))
     # tiny --max-total-tokens and page sizes
-    C.append(_case("edge-llama8b-max-total-tokens", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
-                   78.8, {"mem_fraction_static": 0.85, "max_total_tokens": 50000}))
-    C.append(_case("edge-llama8b-page16", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8,
-                   {"mem_fraction_static": 0.85, "page_size": 16}))
+    C.append(
+        _case(
+            "edge-llama8b-max-total-tokens", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8, {"mem_fraction_static": 0.85, "max_total_tokens": 50000}
+        )
+    )
+    C.append(_case("edge-llama8b-page16", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8, {"mem_fraction_static": 0.85, "page_size": 16}))
     # mamba pool errors
-    C.append(_case("edge-qwen3.6-mmcs0", "Qwen__Qwen3.6-27B", "H100-80GB", 1, 78.8,
-                   {"max_mamba_cache_size": 0}))
-    C.append(_case("edge-qwen3.6-a6000x2-mfs0.6", "Qwen__Qwen3.6-27B", "RTX A6000", 2, 47.3,
-                   {"mem_fraction_static": 0.6, "context_length": 32768}))
-    C.append(_case("edge-qwen3-next-h100x2-mfs0.95", "Qwen__Qwen3-Next-80B-A3B-Instruct", "H100-80GB", 2,
-                   78.9, {"mem_fraction_static": 0.95}))
-    C.append(_case("edge-nemotron-nano-a6000", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
-                   "RTX A6000", 1, 47.2, {"mem_fraction_static": 0.9}))
+    C.append(_case("edge-qwen3.6-mmcs0", "Qwen__Qwen3.6-27B", "H100-80GB", 1, 78.8, {"max_mamba_cache_size": 0}))
+    C.append(_case("edge-qwen3.6-a6000x2-mfs0.6", "Qwen__Qwen3.6-27B", "RTX A6000", 2, 47.3, {"mem_fraction_static": 0.6, "context_length": 32768}))
+    C.append(_case("edge-qwen3-next-h100x2-mfs0.95", "Qwen__Qwen3-Next-80B-A3B-Instruct", "H100-80GB", 2, 78.9, {"mem_fraction_static": 0.95}))
+    C.append(_case("edge-nemotron-nano-a6000", "nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "RTX A6000", 1, 47.2, {"mem_fraction_static": 0.9}))
     # gpt-oss hybrid SWA with a request cap and radix off
-    C.append(_case("edge-gptoss20b-swa-cap", "openai__gpt-oss-20b", "H100-80GB", 1, 78.8,
-                   {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 64}))
-    C.append(_case("edge-gptoss120b-a6000x2", "openai__gpt-oss-120b", "RTX A6000", 2, 47.2,
-                   {"mem_fraction_static": 0.88}))
+    C.append(
+        _case(
+            "edge-gptoss20b-swa-cap",
+            "openai__gpt-oss-20b",
+            "H100-80GB",
+            1,
+            78.8,
+            {"mem_fraction_static": 0.85, "disable_radix_cache": True, "max_running_requests": 64},
+        )
+    )
+    C.append(_case("edge-gptoss120b-a6000x2", "openai__gpt-oss-120b", "RTX A6000", 2, 47.2, {"mem_fraction_static": 0.88}))
     # the remaining fatal classes: a KV pool smaller than one page, no request slot,
     # a hybrid-SWA pool below the admission floor, and the SWA request cap
-    C.append(_case("edge-llama8b-max-total-tokens-below-page", "meta-llama__Llama-3.1-8B-Instruct",
-                   "H100-80GB", 1, 78.8, {"max_total_tokens": 8, "page_size": 16}))
-    C.append(_case("edge-llama8b-max-total-tokens-1", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
-                   78.8, {"max_total_tokens": 1}))
-    C.append(_case("edge-llama8b-max-total-tokens-3", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1,
-                   78.8, {"max_total_tokens": 3}))
-    C.append(_case("edge-gptoss20b-swa-ratio-tiny", "openai__gpt-oss-20b", "H100-80GB", 1, 78.8,
-                   {"swa_full_tokens_ratio": 0.00005}))
-    C.append(_case("edge-gptoss120b-swa-cap-4096", "openai__gpt-oss-120b", "H100-80GB", 1, 78.8,
-                   {"disable_radix_cache": True, "max_running_requests": 4096, "mem_fraction_static": 0.88}))
-    C.append(_case("edge-qwen3.6-mrr1-norad", "Qwen__Qwen3.6-27B", "H100-80GB", 1, 78.8,
-                   {"disable_radix_cache": True, "max_running_requests": 1, "context_length": 131072}))
+    C.append(
+        _case("edge-llama8b-max-total-tokens-below-page", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8, {"max_total_tokens": 8, "page_size": 16})
+    )
+    C.append(_case("edge-llama8b-max-total-tokens-1", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8, {"max_total_tokens": 1}))
+    C.append(_case("edge-llama8b-max-total-tokens-3", "meta-llama__Llama-3.1-8B-Instruct", "H100-80GB", 1, 78.8, {"max_total_tokens": 3}))
+    C.append(_case("edge-gptoss20b-swa-ratio-tiny", "openai__gpt-oss-20b", "H100-80GB", 1, 78.8, {"swa_full_tokens_ratio": 0.00005}))
+    C.append(
+        _case(
+            "edge-gptoss120b-swa-cap-4096",
+            "openai__gpt-oss-120b",
+            "H100-80GB",
+            1,
+            78.8,
+            {"disable_radix_cache": True, "max_running_requests": 4096, "mem_fraction_static": 0.88},
+        )
+    )
+    C.append(
+        _case(
+            "edge-qwen3.6-mrr1-norad",
+            "Qwen__Qwen3.6-27B",
+            "H100-80GB",
+            1,
+            78.8,
+            {"disable_radix_cache": True, "max_running_requests": 1, "context_length": 131072},
+        )
+    )
     return C
 
 
@@ -589,8 +722,7 @@ def cases(version: str) -> list[dict]:
         return incident + _edge_cases() + _generated(seed=20261129) + _architecture_cases()
     # the incident as the release's own startup order shapes it (draft resident or not)
     incident = _unnoted(_incident_0_5_23() if draft_resident_at_sizing(version) else _incident_0_5_9())
-    generated = [c for c in _generated(seed=20261129)
-                 if int(c["id"].rsplit("-", 1)[1]) < GENERATED_PER_MODEL_OTHER]
+    generated = [c for c in _generated(seed=20261129) if int(c["id"].rsplit("-", 1)[1]) < GENERATED_PER_MODEL_OTHER]
     return incident + _edge_cases() + generated
 
 

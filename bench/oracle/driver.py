@@ -42,8 +42,7 @@ def sha256(path: str) -> str:
 
 
 def venv_versions(python: str) -> dict:
-    code = ("import importlib.metadata as m, json; print(json.dumps({p: m.version(p) for p in "
-            "('torch', 'transformers', 'sglang')}))")
+    code = "import importlib.metadata as m, json; print(json.dumps({p: m.version(p) for p in ('torch', 'transformers', 'sglang')}))"
     return json.loads(subprocess.check_output([python, "-c", code], text=True))
 
 
@@ -104,8 +103,7 @@ def main() -> int:
             json.dump(group, fh)
         print(f"== {gpu} x{count}: {len(group)} cases", file=sys.stderr, flush=True)
         try:
-            subprocess.run([python, os.path.join(HERE, harness), gpath, opath, args.version],
-                           timeout=args.timeout, stdout=subprocess.DEVNULL, check=False)
+            subprocess.run([python, os.path.join(HERE, harness), gpath, opath, args.version], timeout=args.timeout, stdout=subprocess.DEVNULL, check=False)
         except subprocess.TimeoutExpired:
             print(f"   group timed out after {args.timeout} s", file=sys.stderr)
         done = {}
@@ -124,14 +122,16 @@ def main() -> int:
         fixture = json.load(open(path))
     if fixture is None:
         fixture = {"cases": []}
-    fixture.update({
-        "sglang_version": args.version,
-        "wheel_filename": os.path.basename(args.wheel),
-        "wheel_sha256": sha256(args.wheel),
-        "generated_by": "bench/oracle/run.sh (driver.py + %s)" % harness,
-        "torch_version": vers["torch"],
-        "transformers_version": vers["transformers"],
-    })
+    fixture.update(
+        {
+            "sglang_version": args.version,
+            "wheel_filename": os.path.basename(args.wheel),
+            "wheel_sha256": sha256(args.wheel),
+            "generated_by": "bench/oracle/run.sh (driver.py + %s)" % harness,
+            "torch_version": vers["torch"],
+            "transformers_version": vers["transformers"],
+        }
+    )
     assert vers["sglang"] == args.version, vers
     order = [c["id"] for c in cases(args.version)]
     merged = {c["id"]: c for c in fixture["cases"]}
@@ -146,8 +146,10 @@ def main() -> int:
     err = sum(1 for c in fixture["cases"] if c["error"] is not None and not c.get("harness_error"))
     broken = sum(1 for c in fixture["cases"] if c.get("harness_error"))
     shims = sum(1 for c in fixture["cases"] if c.get("shim_calls"))
-    print(f"wrote {path}: {n} cases, {ok} sized, {err} SGLang errors, {broken} harness failures, "
-          f"{shims} with shim calls, {time.time() - t0:.0f} s this run", file=sys.stderr)
+    print(
+        f"wrote {path}: {n} cases, {ok} sized, {err} SGLang errors, {broken} harness failures, {shims} with shim calls, {time.time() - t0:.0f} s this run",
+        file=sys.stderr,
+    )
     return 0
 
 

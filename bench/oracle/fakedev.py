@@ -209,8 +209,7 @@ def _install_nvidia_smi() -> None:
 
 def configure(*, n_gpus, total_mib, capability, free_bytes, name, sm_count=132, cuda="12.9"):
     """Install the stubs for one GPU type.  Safe to call again (child processes)."""
-    STATE.update(n_gpus=n_gpus, total_mib=total_mib, capability=tuple(capability),
-                 free_bytes=int(free_bytes), name=name, sm_count=sm_count, cuda=cuda)
+    STATE.update(n_gpus=n_gpus, total_mib=total_mib, capability=tuple(capability), free_bytes=int(free_bytes), name=name, sm_count=sm_count, cuda=cuda)
     os.environ["ORACLE_NGPU"] = str(n_gpus)
     os.environ["ORACLE_TOTAL_MIB"] = str(total_mib)
     os.environ["ORACLE_GPU_NAME"] = name
@@ -232,8 +231,7 @@ def configure(*, n_gpus, total_mib, capability, free_bytes, name, sm_count=132, 
     c.empty_cache = lambda: None
     c.synchronize = lambda *a, **k: None
     c.ipc_collect = lambda: None
-    for fn in ("memory_allocated", "max_memory_allocated", "memory_reserved",
-               "max_memory_reserved"):
+    for fn in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
         setattr(c, fn, lambda *a, **k: 0)
     c.reset_peak_memory_stats = lambda *a, **k: None
     c.Stream = _Inert
@@ -252,9 +250,7 @@ def configure(*, n_gpus, total_mib, capability, free_bytes, name, sm_count=132, 
     torch.distributed.monitored_barrier = lambda *a, **k: None
 
     # Pool constructors ask torch.get_device_module(device) for streams.
-    meta_mod = types.SimpleNamespace(Stream=_Inert, Event=_Inert,
-                                     current_stream=lambda *a, **k: _Inert(),
-                                     stream=_inert_ctx, synchronize=lambda *a, **k: None)
+    meta_mod = types.SimpleNamespace(Stream=_Inert, Event=_Inert, current_stream=lambda *a, **k: _Inert(), stream=_inert_ctx, synchronize=lambda *a, **k: None)
     torch.meta = meta_mod
     _orig = torch.get_device_module
 

@@ -43,8 +43,7 @@ class Harness0510(Harness059):
     def __init__(self, version: str | None = None):
         super().__init__(version)
         mrr_line, pool_line, flashinfer = self.RELEASE_LINES[self.version]
-        self.WORKER_CHECKS = {"mrr": f"sglang/srt/managers/tp_worker.py:{mrr_line}",
-                              "pool": f"sglang/srt/managers/tp_worker.py:{pool_line}"}
+        self.WORKER_CHECKS = {"mrr": f"sglang/srt/managers/tp_worker.py:{mrr_line}", "pool": f"sglang/srt/managers/tp_worker.py:{pool_line}"}
         self.SHIM_VERSIONS = {"flashinfer": flashinfer}
 
     def import_sglang(self) -> None:

@@ -65,13 +65,12 @@ class Harness0514(Harness0510):
 
         sa.context_length = mc.context_len
         alg = SpeculativeAlgorithm.from_string(sa.speculative_algorithm)
-        tp_scope = (ew.draft_tp_context(get_attention_tp_group())
-                    if sa.enable_dp_attention and alg.is_eagle3() else ew.empty_context())
+        tp_scope = ew.draft_tp_context(get_attention_tp_group()) if sa.enable_dp_attention and alg.is_eagle3() else ew.empty_context()
         lc = SimpleNamespace(draft_model_idx=None)
         with tp_scope, speculative_moe_backend_context(), speculative_moe_a2a_backend_context():
-            dmc = ModelConfig.from_server_args(sa, model_path=sa.speculative_draft_model_path,
-                                               model_revision=sa.speculative_draft_model_revision,
-                                               is_draft_model=True)
+            dmc = ModelConfig.from_server_args(
+                sa, model_path=sa.speculative_draft_model_path, model_revision=sa.speculative_draft_model_revision, is_draft_model=True
+            )
             with set_default_torch_dtype(dmc.dtype), torch.device("meta"), fakedev.CudaToMeta():
                 draft = loader._initialize_model(dmc, lc, loader._get_quantization_config(dmc, lc))
                 reserve_rope_cache_for_long_sequences(draft, sa, dmc, None)

@@ -37,8 +37,7 @@ from harness_0_5_23 import main
 class Harness0516(Harness0519):
     VERSION = "0.5.16"
     # TpModelWorker.alloc_memory_pool (tp_worker.py:381 / :386)
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:381",
-                     "pool": "sglang/srt/managers/tp_worker.py:386"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:381", "pool": "sglang/srt/managers/tp_worker.py:386"}
     SHIM_VERSIONS = {"flashinfer": "0.6.14"}  # METADATA: flashinfer_python[cu13]==0.6.14
 
     def install_platform(self) -> None:
@@ -58,13 +57,28 @@ class Harness0516(Harness0519):
         sa = get_context().server_args
         tp_rank = 0
         attn_tp_rank, attn_tp_size, attn_dp_rank, attn_dp_size = compute_dp_attention_world_info(
-            sa.enable_dp_attention, tp_rank, sa.tp_size, sa.dp_size, sa.attn_cp_size)
+            sa.enable_dp_attention, tp_rank, sa.tp_size, sa.dp_size, sa.attn_cp_size
+        )
         self.ps = ParallelState(
-            tp_rank=tp_rank, tp_size=sa.tp_size, pp_rank=0, pp_size=sa.pp_size, dp_rank=None,
-            dp_size=sa.dp_size, attn_tp_rank=attn_tp_rank, attn_tp_size=attn_tp_size, attn_cp_rank=0,
-            attn_cp_size=sa.attn_cp_size, attn_dp_rank=attn_dp_rank, attn_dp_size=attn_dp_size,
-            moe_ep_rank=0, moe_ep_size=sa.ep_size, moe_dp_rank=0, moe_dp_size=sa.moe_dp_size,
-            dcp_size=sa.dcp_size, gpu_id=0)
+            tp_rank=tp_rank,
+            tp_size=sa.tp_size,
+            pp_rank=0,
+            pp_size=sa.pp_size,
+            dp_rank=None,
+            dp_size=sa.dp_size,
+            attn_tp_rank=attn_tp_rank,
+            attn_tp_size=attn_tp_size,
+            attn_cp_rank=0,
+            attn_cp_size=sa.attn_cp_size,
+            attn_dp_rank=attn_dp_rank,
+            attn_dp_size=attn_dp_size,
+            moe_ep_rank=0,
+            moe_ep_size=sa.ep_size,
+            moe_dp_rank=0,
+            moe_dp_size=sa.moe_dp_size,
+            dcp_size=sa.dcp_size,
+            gpu_id=0,
+        )
         return get_parallel()
 
     def before_draft_build(self, sa, mc) -> None:
@@ -98,9 +112,13 @@ class Harness0516(Harness0519):
         from sglang.srt.model_executor.model_runner import ModelRunner
 
         resolved, kv_dtype = kvd.configure_kv_cache_dtype(
-            server_args_kv_cache_dtype=sa.kv_cache_dtype, model=model, model_dtype=mc.dtype,
-            is_draft_worker=False, is_dflash=alg.is_dflash(),
-            speculative_draft_attention_backend=getattr(sa, "speculative_draft_attention_backend", None))
+            server_args_kv_cache_dtype=sa.kv_cache_dtype,
+            model=model,
+            model_dtype=mc.dtype,
+            is_draft_worker=False,
+            is_dflash=alg.is_dflash(),
+            speculative_draft_attention_backend=getattr(sa, "speculative_draft_attention_backend", None),
+        )
         if resolved is not None:
             ModelRunner._record_kv_cache_dtype(SimpleNamespace(server_args=sa), resolved)
         return resolved, kv_dtype
@@ -128,16 +146,35 @@ class Harness0516(Harness0519):
 
     # 0.5.23's fields, read from the ServerArgs itself (no runtime_context before 0.5.17)
     RESOLVED_FIELDS = (
-        "mem_fraction_static", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "page_size",
-        "attention_backend", "prefill_attention_backend", "decode_attention_backend", "speculative_algorithm",
-        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "disable_radix_cache",
-        "disable_overlap_schedule", "mamba_radix_cache_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
-        "mamba_ssm_dtype", "kv_cache_dtype", "cuda_graph_max_bs_decode", "cuda_graph_max_bs_prefill",
-        "cuda_graph_backend_decode", "cuda_graph_backend_prefill", "context_length", "max_total_tokens")
+        "mem_fraction_static",
+        "chunked_prefill_size",
+        "max_prefill_tokens",
+        "max_running_requests",
+        "page_size",
+        "attention_backend",
+        "prefill_attention_backend",
+        "decode_attention_backend",
+        "speculative_algorithm",
+        "speculative_num_steps",
+        "speculative_eagle_topk",
+        "speculative_num_draft_tokens",
+        "disable_radix_cache",
+        "disable_overlap_schedule",
+        "mamba_radix_cache_strategy",
+        "mamba_full_memory_ratio",
+        "max_mamba_cache_size",
+        "mamba_ssm_dtype",
+        "kv_cache_dtype",
+        "cuda_graph_max_bs_decode",
+        "cuda_graph_max_bs_prefill",
+        "cuda_graph_backend_decode",
+        "cuda_graph_backend_prefill",
+        "context_length",
+        "max_total_tokens",
+    )
 
     def resolved(self, sa, mc) -> dict:
-        return hc.resolved_args(sa, mc, self.RESOLVED_FIELDS,
-                                as_text=("cuda_graph_backend_decode", "cuda_graph_backend_prefill"))
+        return hc.resolved_args(sa, mc, self.RESOLVED_FIELDS, as_text=("cuda_graph_backend_decode", "cuda_graph_backend_prefill"))
 
 
 if __name__ == "__main__":

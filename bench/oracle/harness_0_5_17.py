@@ -50,8 +50,10 @@ class Harness0517(Harness0516):
     def __init__(self, version: str | None = None):
         super().__init__(version)
         self.lines = RELEASES[self.version]
-        self.WORKER_CHECKS = {"mrr": f"sglang/srt/managers/tp_worker.py:{self.lines.mrr_line}",
-                              "pool": f"sglang/srt/managers/tp_worker.py:{self.lines.pool_line}"}
+        self.WORKER_CHECKS = {
+            "mrr": f"sglang/srt/managers/tp_worker.py:{self.lines.mrr_line}",
+            "pool": f"sglang/srt/managers/tp_worker.py:{self.lines.pool_line}",
+        }
         self.SHIM_VERSIONS = {"flashinfer": self.lines.flashinfer}
 
     def publish(self, sa) -> None:
@@ -69,13 +71,29 @@ class Harness0517(Harness0516):
         sa = get_context().server_args
         tp_rank = 0
         attn_tp_rank, attn_tp_size, attn_dp_rank, attn_dp_size = compute_dp_attention_world_info(
-            sa.enable_dp_attention, tp_rank, sa.tp_size, sa.dp_size, sa.attn_cp_size)
+            sa.enable_dp_attention, tp_rank, sa.tp_size, sa.dp_size, sa.attn_cp_size
+        )
         self.ps = ParallelState(
-            tp_rank=tp_rank, tp_size=sa.tp_size, pp_rank=0, pp_size=sa.pp_size, dp_rank=None,
-            dp_size=sa.dp_size, attn_tp_rank=attn_tp_rank, attn_tp_size=attn_tp_size, attn_cp_rank=0,
-            attn_cp_size=sa.attn_cp_size, attn_dcp_rank=tp_rank % sa.dcp_size, attn_dcp_size=sa.dcp_size,
-            attn_dp_rank=attn_dp_rank, attn_dp_size=attn_dp_size, moe_ep_rank=0, moe_ep_size=sa.ep_size,
-            moe_dp_rank=0, moe_dp_size=sa.moe_dp_size, gpu_id=0)
+            tp_rank=tp_rank,
+            tp_size=sa.tp_size,
+            pp_rank=0,
+            pp_size=sa.pp_size,
+            dp_rank=None,
+            dp_size=sa.dp_size,
+            attn_tp_rank=attn_tp_rank,
+            attn_tp_size=attn_tp_size,
+            attn_cp_rank=0,
+            attn_cp_size=sa.attn_cp_size,
+            attn_dcp_rank=tp_rank % sa.dcp_size,
+            attn_dcp_size=sa.dcp_size,
+            attn_dp_rank=attn_dp_rank,
+            attn_dp_size=attn_dp_size,
+            moe_ep_rank=0,
+            moe_ep_size=sa.ep_size,
+            moe_dp_rank=0,
+            moe_dp_size=sa.moe_dp_size,
+            gpu_id=0,
+        )
         return get_parallel()
 
     def before_draft_build(self, sa, mc) -> None:
@@ -92,14 +110,11 @@ class Harness0517(Harness0516):
     def configure_kv_cache_dtype(self, sa, model, mc, alg):
         from sglang.srt.mem_cache import kv_cache_dtype as kvd
 
-        kwargs = dict(server_args_kv_cache_dtype=sa.kv_cache_dtype, model=model, model_dtype=mc.dtype,
-                      is_draft_worker=False, is_dflash=alg.is_dflash_family())
+        kwargs = dict(server_args_kv_cache_dtype=sa.kv_cache_dtype, model=model, model_dtype=mc.dtype, is_draft_worker=False, is_dflash=alg.is_dflash_family())
         if self.lines.draft_kv_dtype_kwarg:
-            kwargs.update(speculative_draft_attention_backend=None,
-                          speculative_draft_kv_cache_dtype=sa.speculative_draft_kv_cache_dtype)
+            kwargs.update(speculative_draft_attention_backend=None, speculative_draft_kv_cache_dtype=sa.speculative_draft_kv_cache_dtype)
         else:
-            kwargs.update(speculative_draft_attention_backend=getattr(
-                sa, "speculative_draft_attention_backend", None))
+            kwargs.update(speculative_draft_attention_backend=getattr(sa, "speculative_draft_attention_backend", None))
         return kvd.configure_kv_cache_dtype(**kwargs)
 
     def configurator_dtype_kwargs(self, kv_dtype, kv_str) -> dict:

@@ -45,8 +45,7 @@ def _group_of_rank0(group_ranks) -> list:
 class Harness0519(Harness0521):
     VERSION = "0.5.19"
     # TpModelWorker.alloc_memory_pool (tp_worker.py:427 / :433 in 0.5.19 and 0.5.20)
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:427",
-                     "pool": "sglang/srt/managers/tp_worker.py:433"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:427", "pool": "sglang/srt/managers/tp_worker.py:433"}
     SHIM_VERSIONS = {"flashinfer": "0.6.18"}  # METADATA: flashinfer_python[cu13]==0.6.18 (both)
     DRAFT_TP_CONTEXT_KWARGS: dict = {}  # draft_tp_context(group) only
 
@@ -62,8 +61,7 @@ class Harness0519(Harness0521):
         from sglang.srt.distributed import parallel_state
 
         parallel_state.init_world_group = lambda ranks, *a, **k: hc.FakeGroup(len(ranks))
-        parallel_state.init_model_parallel_group = (
-            lambda group_ranks, *a, **k: hc.FakeGroup(len(_group_of_rank0(group_ranks))))
+        parallel_state.init_model_parallel_group = lambda group_ranks, *a, **k: hc.FakeGroup(len(_group_of_rank0(group_ranks)))
         torch.distributed.get_world_size = lambda group=None: fakedev.STATE["n_gpus"]
         torch.distributed.get_rank = lambda group=None: 0
         torch.distributed.get_backend = lambda group=None: "nccl"
@@ -82,20 +80,37 @@ class Harness0519(Harness0521):
         par = get_parallel()
         tp_rank = 0
         attn_tp_rank, attn_tp_size, attn_dp_rank, attn_dp_size = compute_dp_attention_world_info(
-            par.enable_dp_attention, tp_rank, par.tp_size, par.dp_size, par.attn_cp_size)
+            par.enable_dp_attention, tp_rank, par.tp_size, par.dp_size, par.attn_cp_size
+        )
         self.ps = ParallelState(
-            tp_rank=tp_rank, tp_size=par.tp_size, pp_rank=0, pp_size=par.pp_size, dp_rank=None,
-            dp_size=par.dp_size, attn_tp_rank=attn_tp_rank, attn_tp_size=attn_tp_size, attn_cp_rank=0,
-            attn_cp_size=par.attn_cp_size, attn_dcp_rank=tp_rank % par.dcp_size,
-            attn_dcp_size=par.dcp_size, attn_dp_rank=attn_dp_rank, attn_dp_size=attn_dp_size,
-            moe_ep_rank=0, moe_ep_size=par.ep_size, moe_dp_rank=0, moe_dp_size=par.moe_dp_size, gpu_id=0)
+            tp_rank=tp_rank,
+            tp_size=par.tp_size,
+            pp_rank=0,
+            pp_size=par.pp_size,
+            dp_rank=None,
+            dp_size=par.dp_size,
+            attn_tp_rank=attn_tp_rank,
+            attn_tp_size=attn_tp_size,
+            attn_cp_rank=0,
+            attn_cp_size=par.attn_cp_size,
+            attn_dcp_rank=tp_rank % par.dcp_size,
+            attn_dcp_size=par.dcp_size,
+            attn_dp_rank=attn_dp_rank,
+            attn_dp_size=attn_dp_size,
+            moe_ep_rank=0,
+            moe_ep_size=par.ep_size,
+            moe_dp_rank=0,
+            moe_dp_size=par.moe_dp_size,
+            gpu_id=0,
+        )
         return par
 
     def measure_pre_model_load(self, sa, mc) -> float:
         from sglang.srt.distributed import bootstrap
 
-        result = bootstrap.init_torch_distributed(server_args=sa, model_config=mc, device="cuda", ps=self.ps,
-                                                  dist_port=0, is_draft_worker=False, local_omp_cpuid=None)
+        result = bootstrap.init_torch_distributed(
+            server_args=sa, model_config=mc, device="cuda", ps=self.ps, dist_port=0, is_draft_worker=False, local_omp_cpuid=None
+        )
         return result.pre_model_load_memory
 
     def layer_info(self, model, mc, alg):

@@ -25,8 +25,7 @@ from harness_0_5_23 import main
 class Harness0521(Harness0522):
     VERSION = "0.5.21"
     # TpModelWorker.alloc_memory_pool (tp_worker.py:410 / :415)
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:410",
-                     "pool": "sglang/srt/managers/tp_worker.py:415"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:410", "pool": "sglang/srt/managers/tp_worker.py:415"}
     SHIM_VERSIONS = {"flashinfer": "0.6.18"}  # METADATA: flashinfer_python[cu13]==0.6.18
     SHIM_DEEP_GEMM = True  # dsa_backend.py:99-100, reached from models/deepseek_v2.py at import
     # eagle_worker_v2.draft_tp_context's keyword for an attention-DP EAGLE3 draft (0.5.19/0.5.20 have none)
@@ -36,9 +35,7 @@ class Harness0521(Harness0522):
         return None
 
     def draft_build_contexts(self, sa, layout) -> list:
-        from sglang.srt.layers.moe.utils import (draft_model_build_scope,
-                                                 speculative_moe_a2a_backend_context,
-                                                 speculative_moe_backend_context)
+        from sglang.srt.layers.moe.utils import draft_model_build_scope, speculative_moe_a2a_backend_context, speculative_moe_backend_context
         from sglang.srt.runtime_context import get_parallel, get_spec
         from sglang.srt.speculative import eagle_worker_v2 as ew
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
@@ -49,8 +46,7 @@ class Harness0521(Harness0522):
             tp_scope = functools.partial(ew.draft_tp_context, par.attn_tp_group, **self.DRAFT_TP_CONTEXT_KWARGS)
         else:
             tp_scope = ew.empty_context
-        return [tp_scope, ew.draft_pp_context, speculative_moe_backend_context,
-                speculative_moe_a2a_backend_context, draft_model_build_scope]
+        return [tp_scope, ew.draft_pp_context, speculative_moe_backend_context, speculative_moe_a2a_backend_context, draft_model_build_scope]
 
     def post_capture_kv_active(self, sa, alg) -> bool:
         from sglang.srt.model_executor.model_runner_components.kv_pool_runtime import is_post_capture_kv_active

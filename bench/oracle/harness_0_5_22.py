@@ -22,8 +22,7 @@ class Harness0522(Harness0523):
     SHIMS = Harness0523.SHIMS + ("flashinfer",)
     SHIM_VERSIONS = {"flashinfer": "0.7.1"}  # METADATA: flashinfer_python[cu13]==0.7.1
     # tp_worker.py:413 / :418 (0.5.22), TpModelWorker.alloc_memory_pool
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:413",
-                     "pool": "sglang/srt/managers/tp_worker.py:418"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:413", "pool": "sglang/srt/managers/tp_worker.py:418"}
 
     def draft_layout(self, aux, alg):
         from sglang.srt.runtime_context import get_parallel

@@ -65,8 +65,7 @@ class Harness0523(hc.GroupRunner):
             shims += ("deep_gemm",)
             os.environ["SGLANG_ENABLE_JIT_DEEPGEMM"] = "0"
         fakedev.shim(*shims, versions=self.SHIM_VERSIONS)
-        fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc,
-                          free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
+        fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc, free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
 
     def install_platform(self) -> None:
         """The sanctioned runtime_context seam: flashinfer is a CUDA-only wheel sglang always has."""
@@ -109,10 +108,16 @@ class Harness0523(hc.GroupRunner):
         from sglang.srt.runtime_context import get_parallel
 
         par = get_parallel()
-        groups = dict(world_group=FakeGroup(par.launch_world_size), tp_group=FakeGroup(par.tp_size),
-                      pp_group=FakeGroup(par.pp_size), attn_tp_group=FakeGroup(par.attn_tp_size),
-                      attn_cp_group=FakeGroup(par.attn_cp_size), moe_ep_group=FakeGroup(par.moe_ep_size),
-                      moe_tp_group=FakeGroup(par.moe_tp_size), moe_dp_group=FakeGroup(par.moe_dp_size))
+        groups = dict(
+            world_group=FakeGroup(par.launch_world_size),
+            tp_group=FakeGroup(par.tp_size),
+            pp_group=FakeGroup(par.pp_size),
+            attn_tp_group=FakeGroup(par.attn_tp_size),
+            attn_cp_group=FakeGroup(par.attn_cp_size),
+            moe_ep_group=FakeGroup(par.moe_ep_size),
+            moe_tp_group=FakeGroup(par.moe_tp_size),
+            moe_dp_group=FakeGroup(par.moe_dp_size),
+        )
         try:
             groups["dcp_group"] = FakeGroup(par.attn_dcp_size)
         except Exception:
@@ -145,8 +150,7 @@ class Harness0523(hc.GroupRunner):
         """What EagleDraftWorker.__init__ hands to draft_tp_context (eagle_worker_v2.py:207)."""
         from sglang.srt.speculative.draft_parallel import model_draft_parallel_spec, resolve_draft_parallel_layout
 
-        return resolve_draft_parallel_layout(model_draft_parallel_spec(aux.draft_model_config,
-                                                                       spec_algorithm=alg))
+        return resolve_draft_parallel_layout(model_draft_parallel_spec(aux.draft_model_config, spec_algorithm=alg))
 
     def before_draft_build(self, sa, mc) -> None:
         """What the speculative worker changes before it builds the draft (nothing in 0.5.23)."""
@@ -154,29 +158,35 @@ class Harness0523(hc.GroupRunner):
     def draft_build_contexts(self, sa, layout) -> list:
         """The scopes EagleDraftWorker.__init__ builds the draft TpModelWorker in, outermost first
         (eagle_worker_v2.py:216-221), as factories: each is created only when the previous one is entered."""
-        from sglang.srt.layers.moe.utils import (draft_model_build_scope,
-                                                 speculative_moe_a2a_backend_context,
-                                                 speculative_moe_backend_context)
+        from sglang.srt.layers.moe.utils import draft_model_build_scope, speculative_moe_a2a_backend_context, speculative_moe_backend_context
         from sglang.srt.speculative import eagle_worker_v2 as ew
 
-        return [lambda: ew.draft_tp_context(layout), ew.draft_pp_context, speculative_moe_backend_context,
-                speculative_moe_a2a_backend_context, draft_model_build_scope]
+        return [
+            lambda: ew.draft_tp_context(layout),
+            ew.draft_pp_context,
+            speculative_moe_backend_context,
+            speculative_moe_a2a_backend_context,
+            draft_model_build_scope,
+        ]
 
     def configure_kv_cache_dtype(self, sa, model, mc, alg):
         from sglang.srt.mem_cache import kv_cache_dtype as kvd
         from sglang.srt.runtime_context import get_model, get_spec
 
         return kvd.configure_kv_cache_dtype(
-            server_args_kv_cache_dtype=get_model().kv_cache_dtype, model=model, model_dtype=mc.dtype,
-            is_draft_worker=False, is_dflash=alg.is_dflash_family(),
+            server_args_kv_cache_dtype=get_model().kv_cache_dtype,
+            model=model,
+            model_dtype=mc.dtype,
+            is_draft_worker=False,
+            is_dflash=alg.is_dflash_family(),
             speculative_draft_attention_backend=None,
-            speculative_draft_kv_cache_dtype=get_spec().speculative_draft_kv_cache_dtype)
+            speculative_draft_kv_cache_dtype=get_spec().speculative_draft_kv_cache_dtype,
+        )
 
     def post_capture_kv_active(self, sa, alg) -> bool:
         from sglang.srt.model_executor.model_runner_components.kv_pool_runtime import is_post_capture_kv_active
 
-        return is_post_capture_kv_active(server_args=sa, is_draft_worker=False, spec_algorithm=alg,
-                                         token_to_kv_pool_allocator=None)
+        return is_post_capture_kv_active(server_args=sa, is_draft_worker=False, spec_algorithm=alg, token_to_kv_pool_allocator=None)
 
     def layer_info(self, model, mc, alg):
         from sglang.srt.model_executor.model_runner_components.layer_setup import resolve_layer_indices
@@ -277,10 +287,8 @@ class Harness0523(hc.GroupRunner):
         import torch
         from sglang.srt.configs.model_config import AttentionArch, ModelConfig
         from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
-        from sglang.srt.model_executor.model_runner_components.load_model_utils import \
-            resolve_sliding_window_size
-        from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import \
-            resolve_spec_aux_hidden_state_config
+        from sglang.srt.model_executor.model_runner_components.load_model_utils import resolve_sliding_window_size
+        from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import resolve_spec_aux_hidden_state_config
         from sglang.srt.model_loader import loader
         from sglang.srt.model_loader.utils import set_default_torch_dtype
         from sglang.srt.server_args import prepare_server_args
@@ -310,15 +318,13 @@ class Harness0523(hc.GroupRunner):
                 self.reserve_rope(model, mc, sa)
             tp_p, tp_b, seen = hc.tensor_bytes([model])
             alg = SpeculativeAlgorithm.from_string(self.speculative_algorithm(sa))
-            aux = resolve_spec_aux_hidden_state_config(server_args=sa, model_config=mc, spec_algorithm=alg,
-                                                       is_draft_worker=False)
+            aux = resolve_spec_aux_hidden_state_config(server_args=sa, model_config=mc, spec_algorithm=alg, is_draft_worker=False)
             dr_p = dr_b = 0
             layout = None
             if not alg.is_none():
                 layout = self.draft_layout(aux, alg)
                 self.before_draft_build(sa, mc)
-                dmc = ModelConfig.from_server_args(sa, model_path=self.draft_model_path(sa),
-                                                   is_draft_model=True, context_length=mc.context_len)
+                dmc = ModelConfig.from_server_args(sa, model_path=self.draft_model_path(sa), is_draft_model=True, context_length=mc.context_len)
                 with contextlib.ExitStack() as scopes:
                     for make_scope in self.draft_build_contexts(sa, layout):
                         scopes.enter_context(make_scope())
@@ -332,25 +338,45 @@ class Harness0523(hc.GroupRunner):
             else:
                 resident = tp_p + tp_b + dr_p + dr_b
                 source = "meta-build"
-            rec["weights"] = {"target_param_bytes": tp_p, "target_buffer_bytes": tp_b,
-                              "draft_param_bytes": dr_p, "draft_buffer_bytes": dr_b,
-                              "resident_bytes": resident, "source": source}
+            rec["weights"] = {
+                "target_param_bytes": tp_p,
+                "target_buffer_bytes": tp_b,
+                "draft_param_bytes": dr_p,
+                "draft_buffer_bytes": dr_b,
+                "resident_bytes": resident,
+                "source": source,
+            }
             fakedev.set_free_bytes(int(case["pre_model_load_gib"] * GIB) - resident)
 
             kv_str_resolved, kv_dtype = self.configure_kv_cache_dtype(sa, model, mc, alg)
             kv_str = kv_str_resolved if kv_str_resolved is not None else self.kv_cache_dtype_arg(sa)
             kvc = KVCacheConfigurator(
-                device="cuda", gpu_id=0, **self.configurator_parallel_kwargs(par),
-                pp_group=par.pp_group, model=model, model_config=mc, server_args=sa,
-                **self.configurator_dtype_kwargs(kv_dtype, kv_str), model_dtype=mc.dtype, page_size=self.page_size(sa),
-                sliding_window_size=resolve_sliding_window_size(model, mc), spec_algorithm=alg,
-                is_draft_worker=False, post_capture_kv_active=self.post_capture_kv_active(sa, alg),
-                spec_aux_config=aux, **self.configurator_draft_kwargs(layout), is_hybrid_swa=mc.is_hybrid_swa,
+                device="cuda",
+                gpu_id=0,
+                **self.configurator_parallel_kwargs(par),
+                pp_group=par.pp_group,
+                model=model,
+                model_config=mc,
+                server_args=sa,
+                **self.configurator_dtype_kwargs(kv_dtype, kv_str),
+                model_dtype=mc.dtype,
+                page_size=self.page_size(sa),
+                sliding_window_size=resolve_sliding_window_size(model, mc),
+                spec_algorithm=alg,
+                is_draft_worker=False,
+                post_capture_kv_active=self.post_capture_kv_active(sa, alg),
+                spec_aux_config=aux,
+                **self.configurator_draft_kwargs(layout),
+                is_hybrid_swa=mc.is_hybrid_swa,
                 is_hybrid_swa_compress=mc.is_hybrid_swa_compress,
                 use_mla_backend=mc.attention_arch == AttentionArch.MLA,
                 layer_info=self.layer_info(model, mc, alg),
-                forward_stream=None, req_to_token_pool=None, token_to_kv_pool_allocator=None,
-                memory_pool_config=None, draft_model_idx=None)
+                forward_stream=None,
+                req_to_token_pool=None,
+                token_to_kv_pool_allocator=None,
+                memory_pool_config=None,
+                draft_model_idx=None,
+            )
             cfg = kvc._resolve_memory_pool_config(pre)
             sizes = kvc._derive_pool_sizes(config=cfg)
             kvc.device = "meta"
@@ -389,8 +415,7 @@ class Harness0523(hc.GroupRunner):
         return rec
 
     # tp_worker.py lines of TpModelWorker.alloc_memory_pool's two asserts, per release
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:420",
-                     "pool": "sglang/srt/managers/tp_worker.py:425"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:420", "pool": "sglang/srt/managers/tp_worker.py:425"}
 
     def worker_check_at(self, which: str) -> str:
         return self.WORKER_CHECKS[which]

@@ -59,11 +59,17 @@ def _fake_init_distributed_environment(**kwargs):
     ps._WORLD = FakeGroup(kwargs.get("world_size", 1))
 
 
-def _fake_initialize_model_parallel(tensor_model_parallel_size=1, expert_model_parallel_size=1,
-                                    pipeline_model_parallel_size=1, attention_data_parallel_size=1,
-                                    attention_context_model_parallel_size=1,
-                                    moe_data_model_parallel_size=1, backend=None,
-                                    duplicate_tp_group=False, **flags):
+def _fake_initialize_model_parallel(
+    tensor_model_parallel_size=1,
+    expert_model_parallel_size=1,
+    pipeline_model_parallel_size=1,
+    attention_data_parallel_size=1,
+    attention_context_model_parallel_size=1,
+    moe_data_model_parallel_size=1,
+    backend=None,
+    duplicate_tp_group=False,
+    **flags,
+):
     """The group widths of parallel_state.initialize_model_parallel, without NCCL.
 
     ``flags``: the later releases' extra keywords that change no width (enable_symm_mem,
@@ -109,8 +115,7 @@ class Harness059(hc.GroupRunner):
     SHIM_VERSIONS: dict = {}  # fakedev.SHIM_VERSIONS holds 0.5.9's flashinfer pin
     SHIM_ATTRS: dict = {}  # fakedev.SHIM_ATTRS
     # TpModelWorker.__init__'s asserts on the sized pool (tp_worker.py:282 and :292-294)
-    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:282",
-                     "pool": "sglang/srt/managers/tp_worker.py:292"}
+    WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:282", "pool": "sglang/srt/managers/tp_worker.py:292"}
 
     def __init__(self, version: str | None = None):
         self.version = version or self.VERSION
@@ -118,8 +123,7 @@ class Harness059(hc.GroupRunner):
     def setup(self, gpu_block: dict, pre_gib: float) -> None:
         name, mib, cc, sms = GPUS[gpu_block["name"]]
         fakedev.shim(*self.SHIMS, versions=self.SHIM_VERSIONS, attrs=self.SHIM_ATTRS)
-        fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc,
-                          free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
+        fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc, free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
 
     def import_sglang(self) -> None:
         import torch  # noqa: F401
@@ -185,12 +189,30 @@ class Harness059(hc.GroupRunner):
 
     # The resolved server args a fixture records (harness_common.resolved_args), in this order
     RESOLVED_FIELDS = (
-        "mem_fraction_static", "chunked_prefill_size", "max_prefill_tokens", "max_running_requests", "page_size",
-        "attention_backend", "prefill_attention_backend", "decode_attention_backend", "speculative_algorithm",
-        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens", "disable_radix_cache",
-        "disable_overlap_schedule", "mamba_scheduler_strategy", "mamba_full_memory_ratio", "max_mamba_cache_size",
-        "mamba_ssm_dtype", "kv_cache_dtype", "cuda_graph_max_bs", "cuda_graph_bs", "context_length",
-        "max_total_tokens")
+        "mem_fraction_static",
+        "chunked_prefill_size",
+        "max_prefill_tokens",
+        "max_running_requests",
+        "page_size",
+        "attention_backend",
+        "prefill_attention_backend",
+        "decode_attention_backend",
+        "speculative_algorithm",
+        "speculative_num_steps",
+        "speculative_eagle_topk",
+        "speculative_num_draft_tokens",
+        "disable_radix_cache",
+        "disable_overlap_schedule",
+        "mamba_scheduler_strategy",
+        "mamba_full_memory_ratio",
+        "max_mamba_cache_size",
+        "mamba_ssm_dtype",
+        "kv_cache_dtype",
+        "cuda_graph_max_bs",
+        "cuda_graph_bs",
+        "context_length",
+        "max_total_tokens",
+    )
 
     def resolved(self, sa, mc) -> dict:
         return hc.resolved_args(sa, mc, self.RESOLVED_FIELDS)
@@ -221,19 +243,20 @@ class Harness059(hc.GroupRunner):
             configure_logger(sa)  # what the scheduler process does first (basicConfig force=True)
             root.addHandler(handler)
             sa_before = self.resolved(sa, None)
-            mc = ModelConfig.from_server_args(sa, model_path=sa.model_path, model_revision=sa.revision,
-                                              is_draft_model=False)
+            mc = ModelConfig.from_server_args(sa, model_path=sa.model_path, model_revision=sa.revision, is_draft_model=False)
             rec["resolved"] = dict(sa_before, context_length=mc.context_len)
             try:
                 mr = self.size_target(sa, mc)
             finally:
                 if "params" in STATE:
-                    rec["weights"] = {"target_param_bytes": STATE["params"],
-                                      "target_buffer_bytes": STATE["buffers"],
-                                      "draft_param_bytes": STATE.get("draft_params", 0),
-                                      "draft_buffer_bytes": STATE.get("draft_buffers", 0),
-                                      "resident_bytes": STATE["resident"],
-                                      "source": "given" if STATE["given"] is not None else "meta-build"}
+                    rec["weights"] = {
+                        "target_param_bytes": STATE["params"],
+                        "target_buffer_bytes": STATE["buffers"],
+                        "draft_param_bytes": STATE.get("draft_params", 0),
+                        "draft_buffer_bytes": STATE.get("draft_buffers", 0),
+                        "resident_bytes": STATE["resident"],
+                        "source": "given" if STATE["given"] is not None else "meta-build",
+                    }
             max_req_len, max_req_input_len = self.worker_checks(mr, mc)
             result = {
                 "max_total_num_tokens": mr.max_total_num_tokens,
@@ -270,10 +293,23 @@ class Harness059(hc.GroupRunner):
         # every tensor the runner creates on "cuda" lands on meta
         # (model, pools, and small metadata such as the MoE expert-location maps)
         with fakedev.CudaToMeta():
-            return ModelRunner(model_config=mc, mem_fraction_static=sa.mem_fraction_static, gpu_id=0,
-                               tp_rank=0, tp_size=sa.tp_size, moe_ep_rank=0, moe_ep_size=sa.ep_size,
-                               pp_rank=0, pp_size=sa.pp_size, nccl_port=0, server_args=sa, dp_rank=None,
-                               attn_cp_rank=0, moe_dp_rank=0, is_draft_worker=False)
+            return ModelRunner(
+                model_config=mc,
+                mem_fraction_static=sa.mem_fraction_static,
+                gpu_id=0,
+                tp_rank=0,
+                tp_size=sa.tp_size,
+                moe_ep_rank=0,
+                moe_ep_size=sa.ep_size,
+                pp_rank=0,
+                pp_size=sa.pp_size,
+                nccl_port=0,
+                server_args=sa,
+                dp_rank=None,
+                attn_cp_rank=0,
+                moe_dp_rank=0,
+                is_draft_worker=False,
+            )
 
     def size_target(self, sa, mc):
         """Run the target's sizing; return its ModelRunner. 0.5.9 sizes inside the constructor,

@@ -137,7 +137,7 @@ def run_group(group: list[dict], run_case, out_path: str, timeout_s: int = 300) 
                 if err and (STUB_FAILURE.search(err["message"]) or err.get("raised_at") is None):
                     rec["harness_error"] = err.get("trace", "") + "%s: %s" % (err["type"], err["message"])
                     rec["error"] = None
-            except BaseException as exc:  # the harness itself broke: keep the trace
+            except BaseException:  # the harness itself broke: keep the trace
                 rec = {"id": case["id"], "harness_error": traceback.format_exc()[-4000:]}
             data = json.dumps(rec, default=str).encode()
             with os.fdopen(wfd, "wb") as fh:
@@ -167,8 +167,7 @@ def _summary(rec: dict) -> str:
     if rec.get("error"):
         return "%s: %s" % (rec["error"]["type"], rec["error"]["message"][:110])
     r = rec.get("result") or {}
-    return "tokens=%s K=%s reqs=%s" % (r.get("max_total_num_tokens"), r.get("max_mamba_cache_size"),
-                                       r.get("max_running_requests"))
+    return "tokens=%s K=%s reqs=%s" % (r.get("max_total_num_tokens"), r.get("max_mamba_cache_size"), r.get("max_running_requests"))
 
 
 def tensor_bytes(modules) -> tuple[int, int, set]:

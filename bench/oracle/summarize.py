@@ -1,9 +1,9 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Print a Markdown summary of the oracle fixtures (for README.md's results section).
 
-    python bench/oracle/summarize.py [--overview] [--no-models] [VERSION ...]
-        default: every fixture, newest release first; --overview: one row per fixture;
-        --no-models: leave out the per-model table
+python bench/oracle/summarize.py [--overview] [--no-models] [VERSION ...]
+    default: every fixture, newest release first; --overview: one row per fixture;
+    --no-models: leave out the per-model table
 """
 
 from __future__ import annotations
@@ -27,13 +27,10 @@ def summarize(version: str, models: bool = True) -> None:
     sized = [c for c in cases if c["result"]]
     errors = [c for c in cases if c["error"]]
     broken = [c for c in cases if c.get("harness_error")]
-    print(f"### SGLang {version} ({data['wheel_filename']}, torch {data['torch_version']}, "
-          f"transformers {data['transformers_version']})\n")
-    print(f"{len(cases)} cases: {len(sized)} sized, {len(errors)} ended in SGLang's own error, "
-          f"{len(broken)} harness failures.\n")
+    print(f"### SGLang {version} ({data['wheel_filename']}, torch {data['torch_version']}, transformers {data['transformers_version']})\n")
+    print(f"{len(cases)} cases: {len(sized)} sized, {len(errors)} ended in SGLang's own error, {len(broken)} harness failures.\n")
     print("| SGLang error | cases |\n|---|---|")
-    for (etype, msg), n in collections.Counter(
-            (c["error"]["type"], c["error"]["message"][:70]) for c in errors).most_common():
+    for (etype, msg), n in collections.Counter((c["error"]["type"], c["error"]["message"][:70]) for c in errors).most_common():
         print(f"| `{etype}: {msg.replace('|', '/')}…` | {n} |")
     if not models:
         print()
@@ -51,8 +48,7 @@ def summarize(version: str, models: bool = True) -> None:
 
 
 def present() -> list[str]:
-    names = (os.path.basename(p)[len("sglang-"):-len(".json")]
-             for p in glob.glob(os.path.join(FIXTURES, "sglang-*.json")))
+    names = (os.path.basename(p).removeprefix("sglang-").removesuffix(".json") for p in glob.glob(os.path.join(FIXTURES, "sglang-*.json")))
     return sorted(names, key=release_key, reverse=True)
 
 
@@ -63,8 +59,10 @@ def overview(versions: list[str]) -> None:
             data = json.load(fh)
         cases = data["cases"]
         harness = data["generated_by"].split("+ ")[-1].rstrip(")")
-        print(f"| {version} | `{harness}` | {len(cases)} | {sum(1 for c in cases if c['result'])} | "
-              f"{sum(1 for c in cases if c['error'])} | {sum(1 for c in cases if c.get('harness_error'))} |")
+        print(
+            f"| {version} | `{harness}` | {len(cases)} | {sum(1 for c in cases if c['result'])} | "
+            f"{sum(1 for c in cases if c['error'])} | {sum(1 for c in cases if c.get('harness_error'))} |"
+        )
     print()
 
 

@@ -31,14 +31,9 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        _validated, args = self.validate_argument_spec(
-            argument_spec=ARGUMENT_SPEC, required_one_of=[["log_path", "unit"]]
-        )
+        _validated, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_one_of=[["log_path", "unit"]])
         if args["lines"] <= 0 or args["bytes"] <= 0:
-            raise AnsibleActionFail(
-                "lines=%s and bytes=%s must both be positive (for example lines: 300, bytes: 1048576)"
-                % (args["lines"], args["bytes"])
-            )
+            raise AnsibleActionFail("lines=%s and bytes=%s must both be positive (for example lines: 300, bytes: 1048576)" % (args["lines"], args["bytes"]))
         module_args = {"lines": args["lines"], "bytes": args["bytes"], "since_marker": args["since_marker"]}
         if args["log_path"]:
             module_args["path"] = args["log_path"]
@@ -51,8 +46,7 @@ class ActionModule(ActionBase):
         unit = tail.get("unit") or {}
         if args["log_path"] and not log.get("exists") and not args["unit"]:
             raise AnsibleActionFail(
-                "log_path %s does not exist on the target; give the path the server writes to, or unit= to read "
-                "its journal" % args["log_path"]
+                "log_path %s does not exist on the target; give the path the server writes to, or unit= to read its journal" % args["log_path"]
             )
         if unit.get("error") and not log.get("exists"):
             raise AnsibleActionFail("%s; give the unit the service runs as, or log_path" % unit["error"])

@@ -51,10 +51,14 @@ class ActionModule(ActionBase):
             calibration = None
             if args["calibration_store"]:
                 model, gpus, calibration = calibrate_launch(
-                    args["calibration_store"], sglang_version=args["sglang_version"], gpus=gpus,
-                    server_args=args["server_args"], model=model,
+                    args["calibration_store"],
+                    sglang_version=args["sglang_version"],
+                    gpus=gpus,
+                    server_args=args["server_args"],
+                    model=model,
                     model_id=args["model_id"] or (args["model"] if isinstance(args["model"], str) else ""),
-                    model_revision=args["model_revision"])
+                    model_revision=args["model_revision"],
+                )
             budget = evaluate(
                 model,
                 gpus,
@@ -63,8 +67,7 @@ class ActionModule(ActionBase):
                 allow_nearest_profile=args["allow_nearest_profile"],
                 env=args["env"],
             )
-            comparison = compare_releases(model, gpus, args["server_args"], env=args["env"]) \
-                if args["compare_releases"] else None
+            comparison = compare_releases(model, gpus, args["server_args"], env=args["env"]) if args["compare_releases"] else None
             if calibration is not None:
                 budget["calibration"] = calibration.to_dict()
                 if calibration.match == "exact":
@@ -82,9 +85,7 @@ class ActionModule(ActionBase):
         if isinstance(model, dict):
             return preflight.model_from_inline(model)
         if not isinstance(model, str) or not model:
-            raise preflight.PreflightInputError(
-                "model: give a model directory, a config.json path, or an inline config dict"
-            )
+            raise preflight.PreflightInputError("model: give a model directory, a config.json path, or an inline config dict")
         if location == "controller" or (location == "auto" and os.path.exists(os.path.expanduser(model))):
             return model  # the engine reads the directory (or its config.json) itself
         return self._load_model_from_target(model, task_vars)
@@ -94,9 +95,7 @@ class ActionModule(ActionBase):
         model = {"path": directory}
         for key, name in MODEL_FILES.items():
             src = path if (key == "config" and path.endswith(".json")) else os.path.join(directory, name)
-            slurped = self._execute_module(
-                module_name="ansible.legacy.slurp", module_args={"src": src}, task_vars=task_vars
-            )
+            slurped = self._execute_module(module_name="ansible.legacy.slurp", module_args={"src": src}, task_vars=task_vars)
             if slurped.get("failed"):
                 if key == "config":
                     raise preflight.PreflightInputError(

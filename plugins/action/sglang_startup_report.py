@@ -12,8 +12,7 @@ from ansible.plugins.action import ActionBase
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils import preflight
 from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.after_start import after_start
-from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.store import (
-    CalibrationStore, CalibrationStoreError, launch_key)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.store import CalibrationStore, CalibrationStoreError, launch_key
 
 ARGUMENT_SPEC = {
     "log_path": {"type": "path", "required": True},
@@ -41,31 +40,40 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         del tmp
-        args = self.validate_argument_spec(
-            argument_spec=ARGUMENT_SPEC,
-            required_by={"calibration_store": ["sglang_version", "gpus", "model_id"]})[1]
-        tail = self._execute_module(module_name=TAIL_MODULE, task_vars=task_vars, module_args={
-            "path": args["log_path"], "lines": args["lines"], "bytes": args["bytes"],
-            "since_marker": args["since_marker"]})
+        args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC, required_by={"calibration_store": ["sglang_version", "gpus", "model_id"]})[1]
+        tail = self._execute_module(
+            module_name=TAIL_MODULE,
+            task_vars=task_vars,
+            module_args={"path": args["log_path"], "lines": args["lines"], "bytes": args["bytes"], "since_marker": args["since_marker"]},
+        )
         if tail.get("failed"):
             raise AnsibleActionFail("reading %s failed: %s" % (args["log_path"], tail.get("msg", "no message")))
         log = tail.get("log") or {}
         if not log.get("exists"):
-            raise AnsibleActionFail("log_path %s does not exist on the target; give the path the server writes to"
-                                    % args["log_path"])
+            raise AnsibleActionFail("log_path %s does not exist on the target; give the path the server writes to" % args["log_path"])
         try:
             store = key = None
             gpus = []
             if args["calibration_store"]:
                 gpus = preflight.normalize_gpus(args["gpus"], args["gpu_indices"])
                 store = CalibrationStore(args["calibration_store"])
-                key = launch_key(sglang_version=args["sglang_version"], gpus=gpus, server_args=args["server_args"],
-                                 model_id=args["model_id"], model_revision=args["model_revision"])
+                key = launch_key(
+                    sglang_version=args["sglang_version"],
+                    gpus=gpus,
+                    server_args=args["server_args"],
+                    model_id=args["model_id"],
+                    model_revision=args["model_revision"],
+                )
             outcome = after_start(
-                log.get("lines") or [], budget=args["budget"], store=store, key=key,
-                server_args=args["server_args"], host=str(task_vars.get("inventory_hostname", "")),
+                log.get("lines") or [],
+                budget=args["budget"],
+                store=store,
+                key=key,
+                server_args=args["server_args"],
+                host=str(task_vars.get("inventory_hostname", "")),
                 time=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                gpus=gpus)
+                gpus=gpus,
+            )
         except (ValueError, CalibrationStoreError) as exc:
             raise AnsibleActionFail(str(exc)) from None
         result.update(outcome.to_dict())

@@ -28,8 +28,7 @@ NONE = (type(None),)
 
 
 def _kind(value):
-    for types, name in ((NONE, "null"), (BOOL, "a bool"), (TEXT, "a string"), (MAPPING, "a dict"), (LIST, "a list"),
-                        (INT, "an int"), ((float,), "a float")):
+    for types, name in ((NONE, "null"), (BOOL, "a bool"), (TEXT, "a string"), (MAPPING, "a dict"), (LIST, "a list"), (INT, "an int"), ((float,), "a float")):
         if isinstance(value, types):
             return name
     return "a " + type(value).__name__
@@ -51,15 +50,19 @@ def require_input(filter_name, argument, value, accepted, expected, fix, element
     else:
         return
     text = "value hidden" if secret else repr(shown)
-    raise AnsibleFilterError("%s: %s must be %s, got %s (%s); %s"
-                             % (filter_name, argument, expected, got, text[:80] + ("..." if len(text) > 80 else ""), fix))
+    raise AnsibleFilterError("%s: %s must be %s, got %s (%s); %s" % (filter_name, argument, expected, got, text[:80] + ("..." if len(text) > 80 else ""), fix))
 
 
 def _require_flag_inputs(filter_name, args, version, allow_nearest, check_required):
-    require_input(filter_name, "the input", args, MAPPING + NONE, "a dict keyed by flag name",
-                  "pass the server args as a dict, e.g. {model_path: /srv/models/m, tp_size: 2}")
-    require_input(filter_name, "version", version, TEXT, "the SGLang release as a string",
-                  "quote it, e.g. '0.5.9'")
+    require_input(
+        filter_name,
+        "the input",
+        args,
+        MAPPING + NONE,
+        "a dict keyed by flag name",
+        "pass the server args as a dict, e.g. {model_path: /srv/models/m, tp_size: 2}",
+    )
+    require_input(filter_name, "version", version, TEXT, "the SGLang release as a string", "quote it, e.g. '0.5.9'")
     require_input(filter_name, "allow_nearest", allow_nearest, BOOL, "true or false", "pass a bool")
     require_input(filter_name, "check_required", check_required, BOOL, "true or false", "pass a bool")
 

@@ -86,43 +86,52 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import (
 )
 
 
-def sglang_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None,
-                       selected_uuids=None):
+def sglang_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None, selected_uuids=None):
     """Jinja entry point for :func:`classify_gpu_holders`."""
     name = "sglang_gpu_holders"
-    require_input(name, "the input", processes, LIST, "the list of GPU processes", "pass the processes that "
-                  "llmops.sglang.nvidia_gpu_info returns", elements=MAPPING)
+    require_input(
+        name, "the input", processes, LIST, "the list of GPU processes", "pass the processes that llmops.sglang.nvidia_gpu_info returns", elements=MAPPING
+    )
     require_input(name, "unit", unit, TEXT, "the unit name", "pass it as a string, e.g. 'sglang.service'")
-    require_input(name, "control_group", control_group, TEXT, "a control group path",
-                  "pass systemctl show -p ControlGroup's value, e.g. '/system.slice/sglang.service'")
+    require_input(
+        name, "control_group", control_group, TEXT, "a control group path", "pass systemctl show -p ControlGroup's value, e.g. '/system.slice/sglang.service'"
+    )
     require_input(name, "main_pid", main_pid, INT + TEXT, "the unit's MainPID", "pass an integer (0 when not running)")
     if isinstance(main_pid, str) and not main_pid.strip().isdigit():
-        raise AnsibleFilterError("%s: main_pid must be the unit's MainPID, got a string that is no PID (%r); "
-                                 "pass an integer (0 when not running)" % (name, main_pid[:80]))
-    require_input(name, "pid_cgroups", pid_cgroups, MAPPING + NONE, "a dict of PID to /proc/<pid>/cgroup text",
-                  "pass {} when no PID was visible")
-    require_input(name, "gpus", gpus, LIST + NONE, "the list of GPU facts",
-                  "pass llmops.sglang.nvidia_gpu_info's gpus", elements=MAPPING)
-    require_input(name, "selected_uuids", selected_uuids, LIST + NONE, "a list of GPU UUIDs",
-                  "pass the selected GPUs' uuid strings, or omit it for all GPUs", elements=TEXT)
+        raise AnsibleFilterError(
+            "%s: main_pid must be the unit's MainPID, got a string that is no PID (%r); pass an integer (0 when not running)" % (name, main_pid[:80])
+        )
+    require_input(name, "pid_cgroups", pid_cgroups, MAPPING + NONE, "a dict of PID to /proc/<pid>/cgroup text", "pass {} when no PID was visible")
+    require_input(name, "gpus", gpus, LIST + NONE, "the list of GPU facts", "pass llmops.sglang.nvidia_gpu_info's gpus", elements=MAPPING)
+    require_input(
+        name,
+        "selected_uuids",
+        selected_uuids,
+        LIST + NONE,
+        "a list of GPU UUIDs",
+        "pass the selected GPUs' uuid strings, or omit it for all GPUs",
+        elements=TEXT,
+    )
     try:
         return classify_gpu_holders(processes, unit, control_group, main_pid, pid_cgroups, gpus, selected_uuids)
     except (TypeError, ValueError) as exc:
-        raise AnsibleFilterError("sglang_gpu_holders: bad input (%s); pass nvidia_gpu_info processes, "
-                                 "integer PIDs and a dict of PID to /proc/<pid>/cgroup text" % exc)
+        raise AnsibleFilterError(
+            "sglang_gpu_holders: bad input (%s); pass nvidia_gpu_info processes, integer PIDs and a dict of PID to /proc/<pid>/cgroup text" % exc
+        ) from exc
 
 
 def sglang_gpus_after_stopping(gpus, own):
     """Jinja entry point for :func:`gpus_after_stopping`."""
-    require_input("sglang_gpus_after_stopping", "the input", gpus, LIST, "the list of GPU facts",
-                  "pass llmops.sglang.nvidia_gpu_info's gpus", elements=MAPPING)
-    require_input("sglang_gpus_after_stopping", "own", own, LIST + NONE, "the 'own' list of sglang_gpu_holders",
-                  "pass sglang_gpu_holders(...).own", elements=MAPPING)
+    require_input("sglang_gpus_after_stopping", "the input", gpus, LIST, "the list of GPU facts", "pass llmops.sglang.nvidia_gpu_info's gpus", elements=MAPPING)
+    require_input(
+        "sglang_gpus_after_stopping", "own", own, LIST + NONE, "the 'own' list of sglang_gpu_holders", "pass sglang_gpu_holders(...).own", elements=MAPPING
+    )
     try:
         return gpus_after_stopping(gpus, own)
     except (TypeError, ValueError, AttributeError) as exc:
-        raise AnsibleFilterError("sglang_gpus_after_stopping: bad input (%s); pass nvidia_gpu_info gpus and the "
-                                 "'own' list of sglang_gpu_holders" % exc)
+        raise AnsibleFilterError(
+            "sglang_gpus_after_stopping: bad input (%s); pass nvidia_gpu_info gpus and the 'own' list of sglang_gpu_holders" % exc
+        ) from exc
 
 
 class FilterModule:

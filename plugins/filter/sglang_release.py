@@ -21,7 +21,8 @@ def sglang_release(version, allow_nearest=False):
     if not isinstance(version, (str, int, float)) or isinstance(version, bool):
         raise AnsibleFilterError(
             "sglang_release: the input must be an SGLang version string such as %r, got %s; pass the release "
-            "the role installs (for example sglang_install_version)" % (SUPPORTED_VERSIONS[-1], type(version).__name__))
+            "the role installs (for example sglang_install_version)" % (SUPPORTED_VERSIONS[-1], type(version).__name__)
+        )
     try:
         resolved = resolve_release(str(version), allow_nearest=bool(allow_nearest))
     except UnsupportedVersionError as exc:
@@ -29,10 +30,18 @@ def sglang_release(version, allow_nearest=False):
     release = resolved.release
     pins = asdict(release.pins)
     pins["python_tags"] = list(pins["python_tags"])
-    return dict(pins, version=release.version, requested=resolved.requested, confidence=resolved.confidence,
-                python_min=release.pins.python_min, cuda_major=release.pins.cuda_major,
-                sizing_modelled=release.sizing is not None, verified_by=release.verified_by,
-                supported=list(SUPPORTED_VERSIONS), sized=list(SIZED_VERSIONS))
+    return dict(
+        pins,
+        version=release.version,
+        requested=resolved.requested,
+        confidence=resolved.confidence,
+        python_min=release.pins.python_min,
+        cuda_major=release.pins.cuda_major,
+        sizing_modelled=release.sizing is not None,
+        verified_by=release.verified_by,
+        supported=list(SUPPORTED_VERSIONS),
+        sized=list(SIZED_VERSIONS),
+    )
 
 
 class FilterModule:

@@ -23,9 +23,7 @@ import re
 import stat
 
 MARKER_PREFIX = "=== llmops.sglang launch "
-MARKER_RE = re.compile(
-    r"=== llmops\.sglang launch (?P<time>\S+) invocation=(?P<invocation>[0-9A-Za-z_-]*) ==="
-)
+MARKER_RE = re.compile(r"=== llmops\.sglang launch (?P<time>\S+) invocation=(?P<invocation>[0-9A-Za-z_-]*) ===")
 _MARKER_PREFIX_BYTES = MARKER_PREFIX.encode("ascii")
 _BLOCK = 1 << 20
 _FIRST_READ = 4096
@@ -49,7 +47,8 @@ def _refuse_symlinked_parents(path):
         if stat.S_ISLNK(info.st_mode) and info.st_uid != 0:
             raise UnsafeLogPathError(
                 "refusing to read log %s: its directory component %s is a symlink owned by uid %d, not root; "
-                "point the path at the real log directory" % (path, checked, info.st_uid))
+                "point the path at the real log directory" % (path, checked, info.st_uid)
+            )
 
 
 def _open_log(path):
@@ -61,14 +60,16 @@ def _open_log(path):
         return None
     except OSError as exc:
         if os.path.islink(path):
-            raise UnsafeLogPathError("refusing to read log %s: it is a symlink (to %s); the service's log must be "
-                                     "a regular file" % (path, os.readlink(path))) from None
+            raise UnsafeLogPathError(
+                "refusing to read log %s: it is a symlink (to %s); the service's log must be a regular file" % (path, os.readlink(path))
+            ) from None
         raise exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise UnsafeLogPathError("refusing to read log %s: it is not a regular file (mode %o); the service's log "
-                                 "must be a regular file" % (path, stat.S_IFMT(mode)))
+        raise UnsafeLogPathError(
+            "refusing to read log %s: it is not a regular file (mode %o); the service's log must be a regular file" % (path, stat.S_IFMT(mode))
+        )
     return os.fdopen(fd, "rb")
 
 
@@ -143,8 +144,7 @@ def _marker_at(handle, offset):
     return text, parsed, after
 
 
-def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_bytes=16777216,
-              max_line_length=8192, expect_inode=None):
+def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_bytes=16777216, max_line_length=8192, expect_inode=None):
     """Return the last ``lines`` lines of ``path`` (at most ``max_bytes`` read) as a JSON-ready dict.
 
     The file is read by seeking from the end, so the cost depends on ``max_bytes`` and
@@ -203,7 +203,8 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
                 if parsed is not None:
                     result["marker"] = dict(parsed, line=text, offset=marker_offset)
                     if after > start:
-                        data = data[after - start:]
+                        skipped = after - start
+                        data = data[skipped:]
                         start = after
                         at_line_start = True
                     else:
@@ -228,7 +229,7 @@ def read_tail(path, lines=200, max_bytes=262144, since_marker=True, marker_scan_
         raw_lines.pop(0)
         result["first_line_partial"] = False
     if lines is not None and 0 <= lines < len(raw_lines):
-        raw_lines = raw_lines[len(raw_lines) - lines:]
+        raw_lines = raw_lines[-lines:] if lines else []
     out = []
     for raw in raw_lines:
         text, cut = _decode(raw.rstrip(b"\r"), max_line_length)

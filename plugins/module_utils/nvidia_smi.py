@@ -70,7 +70,7 @@ def _int(raw, field, line):
     try:
         return int(float(raw))
     except ValueError:
-        raise NvidiaSmiParseError("nvidia-smi field %s is %r, not a number, in line %r" % (field, raw, line))
+        raise NvidiaSmiParseError("nvidia-smi field %s is %r, not a number, in line %r" % (field, raw, line)) from None
 
 
 def _rows(text, fields):
@@ -82,12 +82,10 @@ def _rows(text, fields):
         if len(cells) > len(fields) and fields[1] in ("name", "process_name"):
             # Names may contain commas; everything between the fixed fields belongs to the name.
             extra = len(cells) - len(fields)
-            cells = [cells[0], ",".join(cells[1:2 + extra])] + cells[2 + extra:]
+            name_end = 2 + extra
+            cells = [cells[0], ",".join(cells[1:name_end])] + cells[name_end:]
         if len(cells) != len(fields):
-            raise NvidiaSmiParseError(
-                "nvidia-smi printed %d fields where %d were queried (%s): %r"
-                % (len(cells), len(fields), ",".join(fields), line)
-            )
+            raise NvidiaSmiParseError("nvidia-smi printed %d fields where %d were queried (%s): %r" % (len(cells), len(fields), ",".join(fields), line))
         rows.append((line, cells))
     return rows
 
@@ -115,12 +113,14 @@ def parse_processes(text):
         return processes
     for line, cells in _rows(text, PROCESS_QUERY_FIELDS):
         pid, name, used, uuid = (_value(cell) for cell in cells)
-        processes.append({
-            "pid": _int(pid, "pid", line),
-            "process_name": name,
-            "used_memory_mib": _int(used, "used_memory", line),
-            "gpu_uuid": uuid,
-        })
+        processes.append(
+            {
+                "pid": _int(pid, "pid", line),
+                "process_name": name,
+                "used_memory_mib": _int(used, "used_memory", line),
+                "gpu_uuid": uuid,
+            }
+        )
     return processes
 
 

@@ -26,11 +26,26 @@ METADATA_KEY = "__metadata__"
 
 # dtype -> width in bits (safetensors Dtype enum, including the sub-byte float formats).
 DTYPE_BITS = {
-    "BOOL": 8, "U8": 8, "I8": 8, "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8,
-    "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
-    "I32": 32, "U32": 32, "F32": 32, "C64": 64,
-    "I64": 64, "U64": 64, "F64": 64,
-    "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "C64": 64,
+    "I64": 64,
+    "U64": 64,
+    "F64": 64,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
 }
 
 
@@ -62,7 +77,7 @@ def read_header_json(handle, file_size):
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise SafetensorsHeaderError("header is not valid UTF-8 JSON: %s" % exc)
+        raise SafetensorsHeaderError("header is not valid UTF-8 JSON: %s" % exc) from exc
     if not isinstance(header, dict):
         raise SafetensorsHeaderError("header JSON is a %s, not an object" % type(header).__name__)
     return header_len, header
@@ -94,13 +109,11 @@ def parse_header(handle, file_size):
             raise SafetensorsHeaderError("tensor %r: unknown dtype %r" % (name, dtype))
         if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
             raise SafetensorsHeaderError("tensor %r: shape %r is not a list of non-negative integers" % (name, shape))
-        if (not isinstance(offsets, list) or len(offsets) != 2
-                or not all(isinstance(o, int) and o >= 0 for o in offsets) or offsets[1] < offsets[0]):
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(isinstance(o, int) and o >= 0 for o in offsets) or offsets[1] < offsets[0]:
             raise SafetensorsHeaderError("tensor %r: data_offsets %r are not [begin, end] with begin <= end" % (name, offsets))
         bits = _element_count(shape) * DTYPE_BITS[dtype]
         if bits % 8 or bits // 8 != offsets[1] - offsets[0]:
-            raise SafetensorsHeaderError(
-                "tensor %r: %s %r needs %s bytes but data_offsets span %d" % (name, dtype, shape, bits / 8.0, offsets[1] - offsets[0]))
+            raise SafetensorsHeaderError("tensor %r: %s %r needs %s bytes but data_offsets span %d" % (name, dtype, shape, bits / 8.0, offsets[1] - offsets[0]))
         spans.append((offsets[0], offsets[1], name))
         dtypes[dtype] = dtypes.get(dtype, 0) + 1
         parameters += _element_count(shape)
@@ -113,7 +126,8 @@ def parse_header(handle, file_size):
     if expected_begin != data_bytes:
         raise SafetensorsHeaderError(
             "tensor data ends at offset %d but the file holds %d data bytes (%s)"
-            % (expected_begin, data_bytes, "truncated download?" if data_bytes < expected_begin else "trailing bytes"))
+            % (expected_begin, data_bytes, "truncated download?" if data_bytes < expected_begin else "trailing bytes")
+        )
     return {
         "header_bytes": 8 + header_len,
         "data_bytes": data_bytes,

@@ -15,13 +15,29 @@ import signal
 import time
 
 SHOW_PROPERTIES = (
-    "Id", "LoadState", "ActiveState", "SubState", "Result", "ExecMainCode", "ExecMainStatus",
-    "ExecMainPID", "MainPID", "InvocationID", "NRestarts", "StartLimitBurst", "StartLimitIntervalUSec",
-    "InactiveExitTimestamp", "InactiveExitTimestampMonotonic",
-    "ActiveEnterTimestamp", "ActiveEnterTimestampMonotonic",
-    "ExecMainStartTimestamp", "ExecMainStartTimestampMonotonic",
-    "ExecMainExitTimestamp", "ExecMainExitTimestampMonotonic",
-    "StateChangeTimestamp", "StateChangeTimestampMonotonic",
+    "Id",
+    "LoadState",
+    "ActiveState",
+    "SubState",
+    "Result",
+    "ExecMainCode",
+    "ExecMainStatus",
+    "ExecMainPID",
+    "MainPID",
+    "InvocationID",
+    "NRestarts",
+    "StartLimitBurst",
+    "StartLimitIntervalUSec",
+    "InactiveExitTimestamp",
+    "InactiveExitTimestampMonotonic",
+    "ActiveEnterTimestamp",
+    "ActiveEnterTimestampMonotonic",
+    "ExecMainStartTimestamp",
+    "ExecMainStartTimestampMonotonic",
+    "ExecMainExitTimestamp",
+    "ExecMainExitTimestampMonotonic",
+    "StateChangeTimestamp",
+    "StateChangeTimestampMonotonic",
 )
 
 # waitid(2) si_code values that systemd stores in ExecMainCode.
@@ -75,6 +91,7 @@ def signal_name(number):
 
 def summarize_unit(props, now_epoch=None, now_monotonic=None):
     """The facts the diagnoser needs about a unit, from ``parse_show`` output."""
+
     def epoch(name):
         return monotonic_to_epoch(props.get(name + "Monotonic"), now_epoch, now_monotonic)
 
@@ -102,9 +119,13 @@ def summarize_unit(props, now_epoch=None, now_monotonic=None):
         "active_enter_time": epoch("ActiveEnterTimestamp"),
         "state_change_time": epoch("StateChangeTimestamp"),
         "timestamps": {
-            key: props.get(key) for key in (
-                "InactiveExitTimestamp", "ActiveEnterTimestamp", "ExecMainStartTimestamp",
-                "ExecMainExitTimestamp", "StateChangeTimestamp",
+            key: props.get(key)
+            for key in (
+                "InactiveExitTimestamp",
+                "ActiveEnterTimestamp",
+                "ExecMainStartTimestamp",
+                "ExecMainExitTimestamp",
+                "StateChangeTimestamp",
             )
         },
     }
@@ -134,12 +155,14 @@ def parse_journal_json(text, max_line_length=8192):
             continue
         message = _message_text(record.get("MESSAGE"))[:max_line_length]
         stamp = _int_or_none(record.get("__REALTIME_TIMESTAMP"))
-        entries.append((
-            None if stamp is None else stamp / 1e6,
-            _int_or_none(record.get("_PID")),
-            record.get("SYSLOG_IDENTIFIER") or record.get("_COMM") or "",
-            message,
-        ))
+        entries.append(
+            (
+                None if stamp is None else stamp / 1e6,
+                _int_or_none(record.get("_PID")),
+                record.get("SYSLOG_IDENTIFIER") or record.get("_COMM") or "",
+                message,
+            )
+        )
     return entries
 
 

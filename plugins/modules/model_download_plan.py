@@ -190,7 +190,7 @@ INDEX_NAME = "model.safetensors.index.json"
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 LOOPBACK_HOSTS = ("localhost", "::1")
-GIB = 1024.0 ** 3
+GIB = 1024.0**3
 
 
 class PlanError(Exception):
@@ -206,22 +206,24 @@ def select_files(names, allow_patterns, ignore_patterns):
     """The names kept by hf download's --include/--exclude rules, in the given order."""
     allow = [_normalise(p) for p in allow_patterns]
     ignore = [_normalise(p) for p in ignore_patterns]
-    return [n for n in names
-            if (not allow or any(fnmatch.fnmatch(n, p) for p in allow))
-            and not any(fnmatch.fnmatch(n, p) for p in ignore)]
+    return [n for n in names if (not allow or any(fnmatch.fnmatch(n, p) for p in allow)) and not any(fnmatch.fnmatch(n, p) for p in ignore)]
 
 
 def explain_http_error(status, error_code, repo_id, revision, endpoint):
     """One operator-facing sentence for a hub HTTP error (X-Error-Code as huggingface_hub reads it)."""
     if error_code == "RevisionNotFound":
-        return ("revision %r does not exist in %s on %s; pin an existing branch, tag or full commit sha "
-                "(sglang_install_model_revision)" % (revision, repo_id, endpoint))
+        return "revision %r does not exist in %s on %s; pin an existing branch, tag or full commit sha (sglang_install_model_revision)" % (
+            revision,
+            repo_id,
+            endpoint,
+        )
     if error_code == "GatedRepo" or status == 403:
-        return ("%s is gated or the token may not read it (HTTP %d); accept the model's terms on the hub with "
-                "the token's account, or use a token with read access (HF_TOKEN)" % (repo_id, status))
+        return (
+            "%s is gated or the token may not read it (HTTP %d); accept the model's terms on the hub with "
+            "the token's account, or use a token with read access (HF_TOKEN)" % (repo_id, status)
+        )
     if status == 401 and error_code == "RepoNotFound":
-        return ("%s was not found or the token may not read it (HTTP 401); check the repository id and the "
-                "token (HF_TOKEN)" % repo_id)
+        return "%s was not found or the token may not read it (HTTP 401); check the repository id and the token (HF_TOKEN)" % repo_id
     if status == 401:
         return "the hub rejected the token (HTTP 401); set a valid HF_TOKEN (sglang_install_hf_token)"
     if status == 404:
@@ -241,9 +243,11 @@ def check_endpoint(endpoint):
         return
     if scheme == "http" and host and (host in LOOPBACK_HOSTS or host.startswith("127.")):
         return
-    raise PlanError("endpoint %r (sglang_install_hf_endpoint) must be an https:// URL; http:// is accepted only on a "
-                    "loopback address, for a local stand-in. Use https://huggingface.co or your mirror's https "
-                    "address." % endpoint)
+    raise PlanError(
+        "endpoint %r (sglang_install_hf_endpoint) must be an https:// URL; http:// is accepted only on a "
+        "loopback address, for a local stand-in. Use https://huggingface.co or your mirror's https "
+        "address." % endpoint
+    )
 
 
 def _open_json(url, token, validate_certs, timeout, endpoint):
@@ -254,15 +258,14 @@ def _open_json(url, token, validate_certs, timeout, endpoint):
         if token and _origin(url) == home:
             headers["Authorization"] = "Bearer %s" % token
         try:
-            response = open_url(url, headers=headers, validate_certs=validate_certs, timeout=timeout,
-                                follow_redirects="none")
+            response = open_url(url, headers=headers, validate_certs=validate_certs, timeout=timeout, follow_redirects="none")
             return json.loads(response.read().decode("utf-8"))
         except HTTPError as exc:
             if exc.code not in REDIRECT_STATUSES:
                 raise
             target = urljoin(url, exc.headers.get("Location") or exc.filename or "")
             if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
-                raise PlanError("the hub redirected %s to %s, which is not https; refusing to follow it" % (url, target))
+                raise PlanError("the hub redirected %s to %s, which is not https; refusing to follow it" % (url, target)) from exc
             url = target
     raise PlanError("the hub redirected more than %d times from %s; check the endpoint" % (MAX_REDIRECTS, endpoint))
 
@@ -271,21 +274,24 @@ def _get_json(url, token, validate_certs, timeout, repo_id, revision, endpoint):
     try:
         return _open_json(url, token, validate_certs, timeout, endpoint)
     except HTTPError as exc:
-        raise PlanError(explain_http_error(exc.code, exc.headers.get("X-Error-Code"), repo_id, revision, endpoint))
+        raise PlanError(explain_http_error(exc.code, exc.headers.get("X-Error-Code"), repo_id, revision, endpoint)) from exc
     except (URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise PlanError("cannot reach the Hugging Face endpoint %s (%s); check the network or HF_ENDPOINT "
-                        "(sglang_install_hf_endpoint), or deploy from a local model path" % (endpoint, reason))
+        raise PlanError(
+            "cannot reach the Hugging Face endpoint %s (%s); check the network or HF_ENDPOINT "
+            "(sglang_install_hf_endpoint), or deploy from a local model path" % (endpoint, reason)
+        ) from exc
     except ValueError as exc:
-        raise PlanError("the hub at %s did not answer JSON for %s (%s)" % (endpoint, url, exc))
+        raise PlanError("the hub at %s did not answer JSON for %s (%s)" % (endpoint, url, exc)) from exc
 
 
 def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patterns, validate_certs, timeout):
     """Commit and [{name, size}] of the selected files of repo_id@revision."""
     check_endpoint(endpoint)
     base = endpoint.rstrip("/")
-    info = _get_json("%s/api/models/%s/revision/%s?blobs=true" % (base, repo_id, quote(revision, safe="")),
-                     token, validate_certs, timeout, repo_id, revision, endpoint)
+    info = _get_json(
+        "%s/api/models/%s/revision/%s?blobs=true" % (base, repo_id, quote(revision, safe="")), token, validate_certs, timeout, repo_id, revision, endpoint
+    )
     siblings = info.get("siblings")
     if not isinstance(siblings, list):
         raise PlanError("the hub's answer for %s@%s lists no files (no 'siblings')" % (repo_id, revision))
@@ -303,13 +309,13 @@ def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patter
         raise PlanError("the hub's answer for %s@%s gives %r as the commit, not a sha string" % (repo_id, revision, commit))
     names = select_files(list(sizes), allow_patterns, ignore_patterns)
     if not names:
-        raise PlanError("no file of %s@%s matches allow_patterns %s / ignore_patterns %s"
-                        % (repo_id, revision, allow_patterns, ignore_patterns))
+        raise PlanError("no file of %s@%s matches allow_patterns %s / ignore_patterns %s" % (repo_id, revision, allow_patterns, ignore_patterns))
     unknown = [n for n in names if sizes[n] is None]
     estimate = 0
     if unknown and INDEX_NAME in sizes and all(n.endswith(".safetensors") for n in unknown):
-        index = _get_json("%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), INDEX_NAME),
-                          token, validate_certs, timeout, repo_id, revision, endpoint)
+        index = _get_json(
+            "%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), INDEX_NAME), token, validate_certs, timeout, repo_id, revision, endpoint
+        )
         total = (index.get("metadata") or {}).get("total_size")
         if isinstance(total, int):
             # Tensor bytes of all shards (headers excluded), a close lower bound for the shards' size.
@@ -317,8 +323,7 @@ def fetch_plan(endpoint, repo_id, revision, token, allow_patterns, ignore_patter
     return commit, [dict({"name": n, "size": sizes[n]}, **digests[n]) for n in names], estimate
 
 
-METADATA_FILES = (("config", "config.json"), ("hf_quant_config", "hf_quant_config.json"),
-                  ("safetensors_index", INDEX_NAME))
+METADATA_FILES = (("config", "config.json"), ("hf_quant_config", "hf_quant_config.json"), ("safetensors_index", INDEX_NAME))
 
 
 def fetch_metadata(endpoint, repo_id, revision, commit, names, token, validate_certs, timeout):
@@ -331,8 +336,7 @@ def fetch_metadata(endpoint, repo_id, revision, commit, names, token, validate_c
                 raise PlanError("%s@%s has no config.json; the budget cannot size it" % (repo_id, revision))
             out[key] = None
             continue
-        value = _get_json("%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), name),
-                          token, validate_certs, timeout, repo_id, revision, endpoint)
+        value = _get_json("%s/%s/resolve/%s/%s" % (base, repo_id, quote(commit, safe=""), name), token, validate_certs, timeout, repo_id, revision, endpoint)
         if not isinstance(value, dict):
             raise PlanError("%s of %s@%s is not a JSON object" % (name, repo_id, revision))
         out[key] = value
@@ -386,27 +390,39 @@ def main():
     if not p["revision"].strip():
         module.fail_json(msg="revision is empty; pin a branch, tag or commit sha of %s" % p["repo_id"])
     try:
-        commit, files, estimate = fetch_plan(p["endpoint"], p["repo_id"], p["revision"], p["token"],
-                                             p["allow_patterns"], p["ignore_patterns"], p["validate_certs"], p["timeout"])
+        commit, files, estimate = fetch_plan(
+            p["endpoint"], p["repo_id"], p["revision"], p["token"], p["allow_patterns"], p["ignore_patterns"], p["validate_certs"], p["timeout"]
+        )
     except PlanError as exc:
         module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
 
     if p["commit_subdir"] and not COMMIT_RE.match(commit):
-        module.fail_json(msg="the hub resolved %s@%s to %r, not a commit sha; cannot name the revision's directory after it"
-                         % (p["repo_id"], p["revision"], commit))
+        module.fail_json(
+            msg="the hub resolved %s@%s to %r, not a commit sha; cannot name the revision's directory after it" % (p["repo_id"], p["revision"], commit)
+        )
     dest = os.path.join(p["dest"], commit) if p["commit_subdir"] else p["dest"]
     total = sum(f["size"] for f in files if f["size"] is not None) + estimate
     present = present_bytes(dest, files)
     needed = total - present
     checked, free = free_bytes(dest)
     fits = needed + p["reserve_bytes"] <= free
-    result = dict(changed=False, commit=commit, dest=dest, files=files, total_bytes=total, present_bytes=present,
-                  needed_bytes=needed, free_bytes=free, checked_path=checked, fits=fits)
+    result = dict(
+        changed=False,
+        commit=commit,
+        dest=dest,
+        files=files,
+        total_bytes=total,
+        present_bytes=present,
+        needed_bytes=needed,
+        free_bytes=free,
+        checked_path=checked,
+        fits=fits,
+    )
     if p["metadata"]:
         try:
-            result["metadata"] = fetch_metadata(p["endpoint"], p["repo_id"], p["revision"], commit,
-                                                {f["name"] for f in files}, p["token"], p["validate_certs"],
-                                                p["timeout"])
+            result["metadata"] = fetch_metadata(
+                p["endpoint"], p["repo_id"], p["revision"], commit, {f["name"] for f in files}, p["token"], p["validate_certs"], p["timeout"]
+            )
         except PlanError as exc:
             module.fail_json(msg="model download plan for %s@%s: %s" % (p["repo_id"], p["revision"], exc))
     unknown = [f["name"] for f in files if f["size"] is None]
@@ -414,11 +430,14 @@ def main():
         result["warnings"] = ["the hub reported no size for %s; the disk-space check does not count them" % ", ".join(unknown)]
     if p["check_space"] and not fits:
         module.fail_json(
-            msg=("not enough disk space for %s@%s: %d bytes (%.2f GiB) still to download plus %d reserved, but only "
-                 "%d bytes (%.2f GiB) free on the file system of %s. Free space there, point the model directory "
-                 "elsewhere, or narrow the allow/ignore patterns."
-                 % (p["repo_id"], p["revision"], needed, needed / GIB, p["reserve_bytes"], free, free / GIB, checked)),
-            **result)
+            msg=(
+                "not enough disk space for %s@%s: %d bytes (%.2f GiB) still to download plus %d reserved, but only "
+                "%d bytes (%.2f GiB) free on the file system of %s. Free space there, point the model directory "
+                "elsewhere, or narrow the allow/ignore patterns."
+                % (p["repo_id"], p["revision"], needed, needed / GIB, p["reserve_bytes"], free, free / GIB, checked)
+            ),
+            **result,
+        )
     module.exit_json(**result)
 
 

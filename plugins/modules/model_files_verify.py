@@ -173,8 +173,10 @@ def check_expected(root, files, expected, manifest):
         found = model_manifest.digest_of(manifest, root, name, kind)
         if found != value:
             manifest.pop(name, None)
-            problems.append("%s: %s %s on disk, the hub's is %s (a corrupt file or another revision: delete it and re-run "
-                            "the download)" % (name, "sha256" if kind == "sha256" else "git blob id", found[:16], value[:16]))
+            problems.append(
+                "%s: %s %s on disk, the hub's is %s (a corrupt file or another revision: delete it and re-run "
+                "the download)" % (name, "sha256" if kind == "sha256" else "git blob id", found[:16], value[:16])
+            )
     return problems
 
 
@@ -191,11 +193,9 @@ def check_index(root, files, headers):
     missing_shards = sorted(set(weight_map.values()) - set(files))
     for shard in missing_shards:
         problems.append("%s: shard %s is missing" % (INDEX_NAME, shard))
-    misplaced = [tensor for tensor, shard in weight_map.items()
-                 if shard in headers and tensor not in headers[shard]]
+    misplaced = [tensor for tensor, shard in weight_map.items() if shard in headers and tensor not in headers[shard]]
     if misplaced:
-        problems.append("%s: %d tensor(s) are not in the shard the index names, e.g. %s"
-                        % (INDEX_NAME, len(misplaced), sorted(misplaced)[0]))
+        problems.append("%s: %d tensor(s) are not in the shard the index names, e.g. %s" % (INDEX_NAME, len(misplaced), sorted(misplaced)[0]))
     return problems
 
 
@@ -214,14 +214,16 @@ def verify(root, expected, require_config, require_weights, manifest):
             problems.append("%s: %s" % (name, exc))
             continue
         tensor_names[name] = set(header["tensor_names"])
-        safetensors.append({
-            "name": name,
-            "size": files[name],
-            "tensors": header["tensors"],
-            "parameters": header["parameters"],
-            "dtypes": header["dtypes"],
-            "weight_bytes": header["data_bytes"],
-        })
+        safetensors.append(
+            {
+                "name": name,
+                "size": files[name],
+                "tensors": header["tensors"],
+                "parameters": header["parameters"],
+                "dtypes": header["dtypes"],
+                "weight_bytes": header["data_bytes"],
+            }
+        )
     if require_weights and not any(n.endswith(".safetensors") for n in files):
         problems.append("no *.safetensors file in %s" % root)
     problems.extend(check_index(root, files, tensor_names))
@@ -262,8 +264,7 @@ def main():
     )
     root = module.params["path"]
     manifest = model_manifest.load(root)
-    result = verify(root, module.params["expected_files"], module.params["require_config"], module.params["require_weights"],
-                    manifest)
+    result = verify(root, module.params["expected_files"], module.params["require_config"], module.params["require_weights"], manifest)
     changed = False
     verified = set(e.get("name") for e in module.params["expected_files"] if model_manifest.expected_digest(e))
     if verified and os.path.isdir(root) and not module.check_mode:
@@ -271,15 +272,15 @@ def main():
         try:
             changed = model_manifest.save(root, kept)
         except OSError as exc:
-            module.warn("could not record the verified digests in %s (%s); the next run hashes the files again"
-                        % (os.path.join(root, model_manifest.MANIFEST_NAME), exc))
+            module.warn(
+                "could not record the verified digests in %s (%s); the next run hashes the files again"
+                % (os.path.join(root, model_manifest.MANIFEST_NAME), exc)
+            )
     result.update(path=root, changed=changed)
     problems = result["problems"]
     if problems:
         shown = "; ".join(problems[:10]) + ("; and %d more" % (len(problems) - 10) if len(problems) > 10 else "")
-        module.fail_json(
-            msg="model at %s is incomplete or corrupt: %s. Re-run the download (it resumes) or fix the local copy." % (root, shown),
-            **result)
+        module.fail_json(msg="model at %s is incomplete or corrupt: %s. Re-run the download (it resumes) or fix the local copy." % (root, shown), **result)
     module.exit_json(**result)
 
 

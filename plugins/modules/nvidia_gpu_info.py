@@ -135,8 +135,7 @@ def main():
         _unavailable(
             module,
             "nvidia-smi (%s) was not found on this host: install the NVIDIA userspace that matches the host "
-            "driver (role llmops.sglang.nvidia_userspace), or declare the GPUs for planning"
-            % module.params["nvidia_smi_path"],
+            "driver (role llmops.sglang.nvidia_userspace), or declare the GPUs for planning" % module.params["nvidia_smi_path"],
         )
 
     rc, out, err, fields = query_gpus(module.run_command, nvidia_smi)

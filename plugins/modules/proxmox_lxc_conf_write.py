@@ -118,16 +118,21 @@ def write_if_unchanged(path, content, expected_sha1, check_mode=False):
     """
     expected = (expected_sha1 or "").strip().lower()
     if not SHA1_HEX.match(expected):
-        raise ConfWriteError("expected_sha1 must be the 40 hex digits of a SHA-1 (the content's digest as read), "
-                             "not {0!r}; nothing was written to {1}".format(expected_sha1, path))
+        raise ConfWriteError(
+            "expected_sha1 must be the 40 hex digits of a SHA-1 (the content's digest as read), not {0!r}; nothing was written to {1}".format(
+                expected_sha1, path
+            )
+        )
     try:
         fd = os.open(path, os.O_RDONLY if check_mode else os.O_RDWR)
     except OSError as e:
         if e.errno == errno.ENOENT:
-            raise ConfWriteError("{0} does not exist on this node, so nothing was written: the container may have "
-                                 "been removed or migrated to another node since its config was read; check "
-                                 "it, then re-run the play".format(path))
-        raise ConfWriteError("cannot open {0} for writing: {1}; nothing was written".format(path, e.strerror))
+            raise ConfWriteError(
+                "{0} does not exist on this node, so nothing was written: the container may have "
+                "been removed or migrated to another node since its config was read; check "
+                "it, then re-run the play".format(path)
+            ) from e
+        raise ConfWriteError("cannot open {0} for writing: {1}; nothing was written".format(path, e.strerror)) from e
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise ConfWriteError("{0} is not a regular file; nothing was written".format(path))
@@ -135,10 +140,11 @@ def write_if_unchanged(path, content, expected_sha1, check_mode=False):
         current = handle.readall()
         before = sha1_hex(current)
         if before != expected:
-            raise ConfWriteError("{0} changed since it was read (by another tool or play: pct set, the web UI, the "
-                                 "API or another run); its SHA-1 is now {1}, not {2}. Nothing was written, so that "
-                                 "change is kept. Re-run the play: it reads the file again"
-                                 .format(path, before, expected))
+            raise ConfWriteError(
+                "{0} changed since it was read (by another tool or play: pct set, the web UI, the "
+                "API or another run); its SHA-1 is now {1}, not {2}. Nothing was written, so that "
+                "change is kept. Re-run the play: it reads the file again".format(path, before, expected)
+            )
         after = sha1_hex(content)
         if current == content:
             return dict(changed=False, sha1_before=before, sha1_after=before)
@@ -148,7 +154,8 @@ def write_if_unchanged(path, content, expected_sha1, check_mode=False):
             handle.seek(0)
             view = memoryview(content)
             while view:
-                view = view[handle.write(view):]
+                written = handle.write(view)
+                view = view[written:]
             handle.truncate(len(content))
     return dict(changed=True, sha1_before=before, sha1_after=after)
 
@@ -169,8 +176,9 @@ def main():
     except ConfWriteError as e:
         module.fail_json(msg=str(e), path=p["path"])
     except (IOError, OSError) as e:
-        module.fail_json(msg="writing {0} failed after the check: {1}; the file may be incomplete, re-run the "
-                             "play to rewrite it".format(p["path"], e), path=p["path"])
+        module.fail_json(
+            msg="writing {0} failed after the check: {1}; the file may be incomplete, re-run the play to rewrite it".format(p["path"], e), path=p["path"]
+        )
     module.exit_json(path=p["path"], **result)
 
 

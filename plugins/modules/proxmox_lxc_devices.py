@@ -233,8 +233,7 @@ def normalise_gpus(host_gpus):
             uuid = str(gpu["uuid"]).strip()
             minor = index if gpu.get("minor") is None else int(gpu["minor"])
         except (KeyError, TypeError, ValueError):
-            raise SelectionError("host GPU #{0} ({1!r}) needs an integer 'index', a 'uuid' and, if given, an integer "
-                                 "'minor'".format(n, gpu)) from None
+            raise SelectionError("host GPU #{0} ({1!r}) needs an integer 'index', a 'uuid' and, if given, an integer 'minor'".format(n, gpu)) from None
         out.append(dict(index=index, uuid=uuid, minor=minor, name=gpu.get("name") or ""))
     return out
 
@@ -257,9 +256,7 @@ def select_gpus(host_gpus, selectors):
             gpu = by_uuid.get(uuid_key(text))
         if gpu is None:
             known = "; ".join(_describe(g) for g in sorted(host_gpus, key=lambda g: int(g["index"])))
-            raise SelectionError(
-                "GPU '{0}' is not on this node. The node has: {1}. Select GPUs by nvidia-smi index or UUID, "
-                "or 'all'.".format(text, known))
+            raise SelectionError("GPU '{0}' is not on this node. The node has: {1}. Select GPUs by nvidia-smi index or UUID, or 'all'.".format(text, known))
         chosen[int(gpu["index"])] = gpu
     return [chosen[i] for i in sorted(chosen)]
 
@@ -272,7 +269,7 @@ def gpu_device_path(gpu):
 
 def device_paths(selected, control_devices, extra_devices):
     """The device nodes to pass, GPU nodes first (by minor), then control and extra nodes, without repeats."""
-    paths = sorted((gpu_device_path(g) for g in selected), key=lambda p: int(p[len(MANAGED_PREFIX):]))
+    paths = sorted((gpu_device_path(g) for g in selected), key=lambda p: int(p.replace(MANAGED_PREFIX, '', 1)))
     for path in list(control_devices) + sorted(extra_devices):
         if path not in paths:
             paths.append(path)
@@ -358,8 +355,7 @@ def plan_devices(config, wanted_values):
         try:
             key = "dev{0}".format(next(free))
         except StopIteration:
-            raise ValueError("the container has no free devN slot left (PVE allows dev0 to dev{0})".format(
-                MAX_DEVICES - 1)) from None
+            raise ValueError("the container has no free devN slot left (PVE allows dev0 to dev{0})".format(MAX_DEVICES - 1)) from None
         placed.add(path)
         to_set[key] = value
         final[key] = value
@@ -394,8 +390,7 @@ def raw_lines(paths, device_majors, selected):
         else:
             major = device_majors.get(path)
             if major is None:
-                raise ValueError("the major number of {0} on the node is unknown; it is needed for the raw "
-                                 "lxc.cgroup2.devices.allow line".format(path))
+                raise ValueError("the major number of {0} on the node is unknown; it is needed for the raw lxc.cgroup2.devices.allow line".format(path))
             rule = "c {0}:* rwm".format(int(major))
         if rule not in allow:
             allow.append(rule)
@@ -470,8 +465,7 @@ def module_args():
         vmid=dict(type="int", required=True),
         host_gpus=dict(type="list", elements="dict", required=True),
         gpus=dict(type="list", elements="str", default=["all"]),
-        control_devices=dict(type="list", elements="path",
-                             default=["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]),
+        control_devices=dict(type="list", elements="path", default=["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]),
         extra_devices=dict(type="list", elements="path", default=[]),
         gid=dict(type="int", default=44),
         uid=dict(type="int", default=0),
@@ -486,12 +480,10 @@ def _api_error(module, what, exc, **result):
     text = to_native(exc)
     hint = ""
     if "only allowed for root@pam" in text:
-        hint = (" PVE lets only root@pam with a password set devN entries; with an API token, use method=pct "
-                "(pct set on the node over SSH).")
+        hint = " PVE lets only root@pam with a password set devN entries; with an API token, use method=pct (pct set on the node over SSH)."
     elif "locked" in text or "got timeout" in text:
         hint = " Another job holds the container's config lock; wait for it, or clear a stale lock with 'pct unlock'."
-    module.fail_json(msg="{0}: {1}.{2} The container was not changed by this task.".format(what, text.strip(), hint),
-                     **result)
+    module.fail_json(msg="{0}: {1}.{2} The container was not changed by this task.".format(what, text.strip(), hint), **result)
 
 
 def main():
@@ -502,8 +494,7 @@ def main():
     )
     p = module.params
     if not MODE.match(p["mode"]):
-        module.fail_json(msg="mode '{0}' is not an access mode of four octal digits such as 0666 or 0660".format(
-            p["mode"]))
+        module.fail_json(msg="mode '{0}' is not an access mode of four octal digits such as 0666 or 0660".format(p["mode"]))
     try:
         selected = select_gpus(normalise_gpus(p["host_gpus"]), p["gpus"])
         paths = device_paths(selected, p["control_devices"], p["extra_devices"])
@@ -537,8 +528,7 @@ def main():
         to_set, to_delete, final = plan_devices(config, wanted)
     except ValueError as e:
         module.fail_json(msg="devN entries for {0}: {1}".format(where, to_native(e)))
-    result.update(devices=final, set=to_set, delete=to_delete,
-                  pct_set_argv=pct_set_argv(p["vmid"], to_set, to_delete))
+    result.update(devices=final, set=to_set, delete=to_delete, pct_set_argv=pct_set_argv(p["vmid"], to_set, to_delete))
     if p["method"] == "api" and (to_set or to_delete):
         result["changed"] = True
         if not module.check_mode:

@@ -162,14 +162,18 @@ def main():
     p = module.params
     version = driver_version([read_text(path) for path in VERSION_FILES])
     if not version:
-        module.fail_json(msg="The NVIDIA kernel module is not loaded on this node: neither {0} gives a driver "
-                             "version. A container shares the node's kernel, so the driver (kernel module) must be "
-                             "installed and loaded on the node ('modprobe nvidia'), not in the container."
-                             .format(" nor ".join(VERSION_FILES)))
+        module.fail_json(
+            msg="The NVIDIA kernel module is not loaded on this node: neither {0} gives a driver "
+            "version. A container shares the node's kernel, so the driver (kernel module) must be "
+            "installed and loaded on the node ('modprobe nvidia'), not in the container.".format(" nor ".join(VERSION_FILES))
+        )
     smi = module.get_bin_path(p["nvidia_smi"]) if "/" not in p["nvidia_smi"] else p["nvidia_smi"]
     if not smi or not os.access(smi, os.X_OK):
-        module.fail_json(msg="nvidia-smi ({0}) is not on this node; it comes with the NVIDIA driver {1} that is "
-                             "loaded. Install the driver's utilities on the node.".format(p["nvidia_smi"], version))
+        module.fail_json(
+            msg="nvidia-smi ({0}) is not on this node; it comes with the NVIDIA driver {1} that is loaded. Install the driver's utilities on the node.".format(
+                p["nvidia_smi"], version
+            )
+        )
     rc, out, err, fields = query_gpus(module.run_command, smi)
     if rc != 0:
         module.fail_json(msg="nvidia-smi failed on this node (rc {0}): {1}".format(rc, (err or out).strip()))
@@ -186,12 +190,14 @@ def main():
         if not module.check_mode:
             rc, out, err = module.run_command([p["nvidia_modprobe"], "-u", "-c0"])
             if rc != 0:
-                module.fail_json(msg="'{0} -u -c0' failed (rc {1}): {2}. Without /dev/nvidia-uvm CUDA cannot "
-                                     "start in a container.".format(p["nvidia_modprobe"], rc, (err or out).strip()))
+                module.fail_json(
+                    msg="'{0} -u -c0' failed (rc {1}): {2}. Without /dev/nvidia-uvm CUDA cannot start in a container.".format(
+                        p["nvidia_modprobe"], rc, (err or out).strip()
+                    )
+                )
             nodes = device_nodes()
             created = [path for path in created if path in [n["path"] for n in nodes]]
-    module.exit_json(changed=bool(created), driver_version=version, gpus=gpus, device_nodes=nodes,
-                     created=created)
+    module.exit_json(changed=bool(created), driver_version=version, gpus=gpus, device_nodes=nodes, created=created)
 
 
 if __name__ == "__main__":

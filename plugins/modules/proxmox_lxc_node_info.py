@@ -170,13 +170,11 @@ def find_container(resources, vmid, hostname):
         found = [r for r in guests if r.get("name") == hostname]
         if len(found) > 1:
             ids = ", ".join(str(r["vmid"]) for r in found)
-            raise ValueError("several guests are named '{0}' (IDs {1}); set the container ID explicitly".format(
-                hostname, ids))
+            raise ValueError("several guests are named '{0}' (IDs {1}); set the container ID explicitly".format(hostname, ids))
     if not found:
         return None
     if found[0].get("type") != "lxc":
-        raise ValueError("ID {0} belongs to a QEMU VM ('{1}'), not to a container; choose another ID".format(
-            found[0]["vmid"], found[0].get("name", "")))
+        raise ValueError("ID {0} belongs to a QEMU VM ('{1}'), not to a container; choose another ID".format(found[0]["vmid"], found[0].get("name", "")))
     return found[0]
 
 
@@ -184,9 +182,11 @@ def memory_warning(memory_mib, model_size_bytes):
     """A warning when the container memory is below the size of the model it will load, else None."""
     if not memory_mib or not model_size_bytes or memory_mib * 1048576 >= model_size_bytes:
         return None
-    return ("The container gets {0} MiB of memory, less than the model's {1} MiB of weights: loading them through "
-            "the page cache inside the container will be slow or OOM-killed. Raise the container memory above the "
-            "model size.".format(memory_mib, -(-model_size_bytes // 1048576)))
+    return (
+        "The container gets {0} MiB of memory, less than the model's {1} MiB of weights: loading them through "
+        "the page cache inside the container will be slow or OOM-killed. Raise the container memory above the "
+        "model size.".format(memory_mib, -(-model_size_bytes // 1048576))
+    )
 
 
 def pending_keys(pending):
@@ -202,12 +202,12 @@ class ProxmoxLxcNodeInfo(ProxmoxAnsible):
         result["pve_version"] = str(api.version.get().get("version", ""))
         nodes = dict((n["node"], n) for n in api.nodes.get())
         if p["node"] not in nodes:
-            self.module.fail_json(msg="Node '{0}' is not in the cluster; the cluster has: {1}.".format(
-                p["node"], ", ".join(sorted(nodes)) or "no node"), **result)
+            self.module.fail_json(
+                msg="Node '{0}' is not in the cluster; the cluster has: {1}.".format(p["node"], ", ".join(sorted(nodes)) or "no node"), **result
+            )
         node = nodes[p["node"]]
         if node.get("status") != "online":
-            self.module.fail_json(msg="Node '{0}' is {1}, not online.".format(p["node"], node.get("status")),
-                                  **result)
+            self.module.fail_json(msg="Node '{0}' is {1}, not online.".format(p["node"], node.get("status")), **result)
         result["node"] = node
         proxnode = api.nodes(p["node"])
         result["storages"] = storage_status(proxnode.storage.get(), p["storages"]) if p["storages"] else {}
@@ -222,16 +222,21 @@ class ProxmoxLxcNodeInfo(ProxmoxAnsible):
         found = find_container(api.cluster.resources.get(type="vm"), p["vmid"], p["hostname"])
         if found is None:
             vmid = p["vmid"] or int(api.cluster.nextid.get())
-            result["container"] = dict(exists=False, vmid=vmid, node=p["node"], hostname=p["hostname"] or "",
-                                       status="", lock="", config={}, pending=[])
+            result["container"] = dict(exists=False, vmid=vmid, node=p["node"], hostname=p["hostname"] or "", status="", lock="", config={}, pending=[])
             return result
         lxc = api.nodes(found["node"]).lxc(found["vmid"])
         config = lxc.config.get(current=1)
         config.pop("digest", None)
         result["container"] = dict(
-            exists=True, vmid=int(found["vmid"]), node=found["node"], hostname=config.get("hostname", found.get("name")),
-            status=found.get("status", ""), lock=config.get("lock", found.get("lock", "")) or "", config=config,
-            pending=pending_keys(lxc.pending.get()))
+            exists=True,
+            vmid=int(found["vmid"]),
+            node=found["node"],
+            hostname=config.get("hostname", found.get("name")),
+            status=found.get("status", ""),
+            lock=config.get("lock", found.get("lock", "")) or "",
+            config=config,
+            pending=pending_keys(lxc.pending.get()),
+        )
         return result
 
 
@@ -255,8 +260,9 @@ def main():
     except ValueError as e:
         module.fail_json(msg=to_native(e))
     except Exception as e:  # proxmoxer raises ResourceException and requests' errors
-        module.fail_json(msg="Reading node '{0}' from the Proxmox API at {1} failed: {2}".format(
-            module.params["node"], module.params["api_host"], to_native(e).strip()))
+        module.fail_json(
+            msg="Reading node '{0}' from the Proxmox API at {1} failed: {2}".format(module.params["node"], module.params["api_host"], to_native(e).strip())
+        )
     warning = memory_warning(module.params["memory"], module.params["model_size_bytes"])
     if warning:
         module.warn(warning)

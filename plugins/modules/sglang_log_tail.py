@@ -165,22 +165,39 @@ def _journal(module, unit, invocation_id, since_epoch, lines, max_line_length):
     # A service that just exited may have output journald has not stored yet; --sync makes journald store
     # everything written before it (best effort: it needs the privileges the role runs with).
     module.run_command([journalctl, "--sync"])
-    rc, out, err = module.run_command([
-        journalctl, "--no-pager", "-o", "json", "-n", str(lines),
-        "_SYSTEMD_INVOCATION_ID=%s" % invocation_id, "+", "INVOCATION_ID=%s" % invocation_id,
-    ])
+    rc, out, err = module.run_command(
+        [
+            journalctl,
+            "--no-pager",
+            "-o",
+            "json",
+            "-n",
+            str(lines),
+            "_SYSTEMD_INVOCATION_ID=%s" % invocation_id,
+            "+",
+            "INVOCATION_ID=%s" % invocation_id,
+        ]
+    )
     if rc != 0:
         return [], [], (err or out).strip()[:500] or "journalctl exited %d" % rc
     entries = parse_journal_json(out, max_line_length)
     if since_epoch is not None:
         # The unit's own lines that journald stored without an invocation id (a process that exited at once).
-        rc, untagged, _err = module.run_command([
-            journalctl, "--no-pager", "-o", "json", "-n", str(lines), "--since", "@%d" % int(since_epoch - 1),
-            "_SYSTEMD_UNIT=%s" % unit,
-        ])
+        rc, untagged, _err = module.run_command(
+            [
+                journalctl,
+                "--no-pager",
+                "-o",
+                "json",
+                "-n",
+                str(lines),
+                "--since",
+                "@%d" % int(since_epoch - 1),
+                "_SYSTEMD_UNIT=%s" % unit,
+            ]
+        )
         if rc == 0:
-            entries = sorted(entries + parse_journal_json(untagged_entries(untagged, since_epoch), max_line_length),
-                             key=lambda entry: entry[0] or 0)[-lines:]
+            entries = sorted(entries + parse_journal_json(untagged_entries(untagged, since_epoch), max_line_length), key=lambda entry: entry[0] or 0)[-lines:]
     pids = sorted({pid for _stamp, pid, _ident, _message in entries if pid and pid != 1})
     return [format_journal_line(e) for e in entries], pids, None
 
@@ -237,8 +254,8 @@ def examine_unit(module, unit, lines, max_line_length):
         info["journal_error"] = "the unit has no InvocationID and no journal entries (it never ran, or the journal was rotated)"
         return info
     info["journal"], pids, info["journal_error"] = _journal(
-        module, info["name"], info["invocation_id"], None if info.get("invocation_from_journal") else info["start_time"],
-        lines, max_line_length)
+        module, info["name"], info["invocation_id"], None if info.get("invocation_from_journal") else info["start_time"], lines, max_line_length
+    )
     pids = sorted(set(pids) | {p for p in (info["exec_main_pid"], info["main_pid"]) if p})
     info["pids"] = pids
     kernel, info["kernel_error"] = _kernel_lines(module, info["start_time"])
@@ -270,15 +287,18 @@ def main():
     if params["path"]:
         try:
             log = read_tail(
-                params["path"], lines=params["lines"], max_bytes=params["bytes"],
-                since_marker=params["since_marker"], marker_scan_bytes=params["marker_scan_bytes"],
-                max_line_length=params["max_line_length"], expect_inode=params["expect_inode"],
+                params["path"],
+                lines=params["lines"],
+                max_bytes=params["bytes"],
+                since_marker=params["since_marker"],
+                marker_scan_bytes=params["marker_scan_bytes"],
+                max_line_length=params["max_line_length"],
+                expect_inode=params["expect_inode"],
             )
         except UnsafeLogPathError as exc:
             module.fail_json(msg=str(exc))
         except PermissionError as exc:
-            module.fail_json(msg="cannot read log %s: %s; run the task with become: true or as the service's user"
-                             % (params["path"], exc))
+            module.fail_json(msg="cannot read log %s: %s; run the task with become: true or as the service's user" % (params["path"], exc))
         except OSError as exc:
             module.fail_json(msg="cannot read log %s: %s; give the path of the server's log file" % (params["path"], exc))
     unit = examine_unit(module, params["unit"], params["lines"], params["max_line_length"]) if params["unit"] else None

@@ -122,8 +122,7 @@ from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
 from ansible.module_utils.urls import open_url
 from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import parse_show
 
-_SHOW_PROPERTIES = ("ActiveState", "SubState", "MainPID", "Result", "ExecMainStatus", "ExecMainCode",
-                    "NRestarts", "InvocationID")
+_SHOW_PROPERTIES = ("ActiveState", "SubState", "MainPID", "Result", "ExecMainStatus", "ExecMainCode", "NRestarts", "InvocationID")
 
 
 def unit_exit_reason(props, first_main_pid):
@@ -132,11 +131,9 @@ def unit_exit_reason(props, first_main_pid):
     sub = props.get("SubState", "")
     main_pid = int(props.get("MainPID") or 0)
     if active in ("failed", "inactive") or sub in ("auto-restart", "dead", "failed"):
-        return "the unit is %s/%s (result %s, exit status %s)" % (
-            active, sub, props.get("Result", "?"), props.get("ExecMainStatus", "?"))
+        return "the unit is %s/%s (result %s, exit status %s)" % (active, sub, props.get("Result", "?"), props.get("ExecMainStatus", "?"))
     if first_main_pid and main_pid and main_pid != first_main_pid:
-        return "the unit's main process changed from PID %s to %s (it exited and was restarted)" % (
-            first_main_pid, main_pid)
+        return "the unit's main process changed from PID %s to %s (it exited and was restarted)" % (first_main_pid, main_pid)
     return None
 
 
@@ -167,8 +164,14 @@ class Http:
         if auth and self.api_key:
             headers["Authorization"] = "Bearer %s" % self.api_key
         try:
-            response = open_url(self.base + path, data=data, headers=headers, method="POST" if data else "GET",
-                                timeout=timeout or self.timeout, validate_certs=self.validate_certs)
+            response = open_url(
+                self.base + path,
+                data=data,
+                headers=headers,
+                method="POST" if data else "GET",
+                timeout=timeout or self.timeout,
+                validate_certs=self.validate_certs,
+            )
             body = response.read().decode("utf-8", "replace")
             status = response.getcode()
         except HTTPError as exc:
@@ -210,14 +213,12 @@ def wait_ready(module, http, show_unit, clock=time.monotonic, sleep=time.sleep):
             if status == 200 and isinstance(body, dict):
                 result["model_info"] = body
                 if not model_matches(body, params["expected_model"]):
-                    result.update(reason="wrong_model", last_error="the server serves %r, expected %r" % (
-                        body.get("model_path"), params["expected_model"]))
+                    result.update(reason="wrong_model", last_error="the server serves %r, expected %r" % (body.get("model_path"), params["expected_model"]))
                     break
                 result["stage"] = "generate" if params["generate"] else "ready"
                 continue
             if status in (401, 403):
-                result.update(reason="unauthorized", last_error="GET /get_model_info: %s %s (check the API key)"
-                              % (status, body))
+                result.update(reason="unauthorized", last_error="GET /get_model_info: %s %s (check the API key)" % (status, body))
                 break
             result["last_error"] = "GET /get_model_info: %s %s" % (status, body if status else "")
         elif stage == "generate":
@@ -261,16 +262,14 @@ def main():
     if not params["url"].startswith(("http://", "https://")):
         module.fail_json(msg="url %r must start with http:// or https://, e.g. http://127.0.0.1:30000" % params["url"])
     if params["timeout"] < 0 or params["interval"] <= 0:
-        module.fail_json(msg="timeout must be >= 0 and interval > 0 (got timeout=%s, interval=%s)"
-                         % (params["timeout"], params["interval"]))
+        module.fail_json(msg="timeout must be >= 0 and interval > 0 (got timeout=%s, interval=%s)" % (params["timeout"], params["interval"]))
 
     show_unit = None
     if params["unit"]:
         systemctl = module.get_bin_path("systemctl", required=True)
 
         def show_unit():
-            rc, out, err = module.run_command(
-                [systemctl, "show", params["unit"], "-p", ",".join(_SHOW_PROPERTIES)])
+            rc, out, err = module.run_command([systemctl, "show", params["unit"], "-p", ",".join(_SHOW_PROPERTIES)])
             if rc != 0:
                 module.fail_json(msg="systemctl show %s failed: %s" % (params["unit"], err.strip()))
             return parse_show(out)
@@ -286,8 +285,7 @@ def main():
         "unauthorized": "%s refused the API key at stage %s: %s",
         "timeout": "%s was not ready within the timeout; last stage %s: %s",
     }
-    module.fail_json(msg=messages[result["reason"]] % (params["unit"] or params["url"], result["stage"],
-                                                       result["last_error"]), **result)
+    module.fail_json(msg=messages[result["reason"]] % (params["unit"] or params["url"], result["stage"], result["last_error"]), **result)
 
 
 if __name__ == "__main__":

@@ -39,9 +39,7 @@ class FlagValidationError(ValueError):
         if len(self.errors) == 1:
             message = self.errors[0]
         else:
-            message = f"{len(self.errors)} problems with the SGLang {version} server args: " + " | ".join(
-                f"({i}) {e}" for i, e in enumerate(self.errors, 1)
-            )
+            message = f"{len(self.errors)} problems with the SGLang {version} server args: " + " | ".join(f"({i}) {e}" for i, e in enumerate(self.errors, 1))
         super().__init__(message)
 
 
@@ -121,15 +119,16 @@ def _to_human_readable_int(value) -> int:
         number, suffix = match.groups()
         if suffix in _IEC:
             if "." in number:
-                raise _BadValue(f"does not allow decimals with the IEC suffix {suffix}; use an integer such as "
-                                f"{int(Decimal(number))}{suffix}, or the SI form {number}{suffix[0]}")
+                raise _BadValue(
+                    f"does not allow decimals with the IEC suffix {suffix}; use an integer such as "
+                    f"{int(Decimal(number))}{suffix}, or the SI form {number}{suffix[0]}"
+                )
             return int(number) * _IEC[suffix]
         return int(Decimal(number) * _SI[suffix])
     try:
         return int(text)
     except ValueError:
-        raise _BadValue("expects an integer, an SI size (1k, 1M) or an IEC size (1Ki, 1Mi); suffixes are "
-                        "case-sensitive") from None
+        raise _BadValue("expects an integer, an SI size (1k, 1M) or an IEC size (1Ki, 1Mi); suffixes are case-sensitive") from None
 
 
 def _to_json(value):
@@ -195,8 +194,7 @@ def _bool_switch(value) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise _BadValue("is an on/off switch (argparse store_true) and takes no value; set it to true to pass the "
-                    "flag or false to leave it out")
+    raise _BadValue("is an on/off switch (argparse store_true) and takes no value; set it to true to pass the flag or false to leave it out")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -221,8 +219,7 @@ def _unknown_key_error(catalog: FlagCatalog, key: str) -> str:
         flag = other.lookup(key)
         if flag is not None:
             spelled = f"`{key}`" if str(key).startswith("-") else f"`{key}` ({_preferred_option(flag, key)})"
-            message = (f"{spelled} exists in SGLang {other.version} but not in {catalog.version} "
-                       f"(the pinned version)")
+            message = f"{spelled} exists in SGLang {other.version} but not in {catalog.version} (the pinned version)"
             if abbreviated:
                 message += f"; in {catalog.version} argparse would read it as an abbreviation of {', '.join(abbreviated)}"
             similar = _closest(catalog, key)
@@ -230,8 +227,7 @@ def _unknown_key_error(catalog: FlagCatalog, key: str) -> str:
             return f"{message}{hint}; remove it, or pin sglang_version {other.version}"
     if abbreviated:
         kind = "an ambiguous abbreviation" if len(abbreviated) > 1 else "only an abbreviation"
-        return (f"`{key}` is not a complete {where} flag but {kind} of {' or '.join(abbreviated)} (argparse prefix "
-                f"matching); write the full name")
+        return f"`{key}` is not a complete {where} flag but {kind} of {' or '.join(abbreviated)} (argparse prefix matching); write the full name"
     similar = _closest(catalog, key)
     hint = f"; did you mean {' or '.join(similar)}?" if similar else f"; see `sglang serve --help` of {catalog.version}"
     return f"`{key}` is not an {where} flag{hint}"
@@ -271,8 +267,7 @@ def _convert(flag: Flag, value, label: str, catalog: FlagCatalog, errors: list):
             typed = converter(value)
     except _BadValue as exc:
         shown = value if not isinstance(value, str) else repr(value)
-        errors.append(f"{label} {exc}; got {shown} ({type(value).__name__}) [SGLang {catalog.version}]"
-                      + _accepted_elsewhere(flag, value, catalog))
+        errors.append(f"{label} {exc}; got {shown} ({type(value).__name__}) [SGLang {catalog.version}]" + _accepted_elsewhere(flag, value, catalog))
         return None
     if not _check_choices(flag, typed, label, errors):
         return None
@@ -301,6 +296,7 @@ def _accepted_elsewhere(flag: Flag, value, catalog: FlagCatalog) -> str:
 
 def _render(flag: Flag, typed) -> list:
     """The command-line words for one value of ``flag``."""
+
     def word(v):
         if flag.type in JSON_TYPES or isinstance(v, (dict, list)):
             return json.dumps(v, separators=(",", ":"), sort_keys=False)
@@ -366,8 +362,7 @@ def check_server_args(args, version: str, allow_nearest: bool = False, check_req
         words = _render(flag, typed)
         if flag.takes_list:
             if any(w.startswith("-") for w in words):
-                errors.append(f"{label} has a value starting with '-', which argparse would read as a flag; "
-                              f"remove the leading dash")
+                errors.append(f"{label} has a value starting with '-', which argparse would read as a flag; remove the leading dash")
                 continue
             result.argv.append(option)
             result.argv.extend(words)
@@ -385,8 +380,7 @@ def check_server_args(args, version: str, allow_nearest: bool = False, check_req
     if check_required:
         for flag in catalog.flags:
             if flag.required and flag.field not in result.values:
-                errors.append(f"`{flag.field}` ({flag.name}) is required by SGLang {catalog.version}'s launch_server; "
-                              f"add it to the server args")
+                errors.append(f"`{flag.field}` ({flag.name}) is required by SGLang {catalog.version}'s launch_server; add it to the server args")
     if errors:
         raise FlagValidationError(errors, catalog.version)
     return result
@@ -399,8 +393,7 @@ def _switch(flag: Flag, option: str, value, label: str, catalog: FlagCatalog, re
         on = _bool_switch(value)
     except _BadValue as exc:
         if deprecated:
-            errors.append(f"{label} is deprecated in SGLang {catalog.version} and takes no value ({flag.help}); "
-                          f"got {value!r}; remove it")
+            errors.append(f"{label} is deprecated in SGLang {catalog.version} and takes no value ({flag.help}); got {value!r}; remove it")
         else:
             errors.append(f"{label} {exc}; got {value!r} [SGLang {catalog.version}]")
         return

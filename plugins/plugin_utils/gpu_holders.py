@@ -54,8 +54,7 @@ def _describe(holder, labels):
     return "PID %s (%s) holds %s on %s" % (holder.get("pid"), name, memory_text, where)
 
 
-def classify_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None,
-                         selected_uuids=None):
+def classify_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgroups=None, gpus=None, selected_uuids=None):
     """Sort GPU memory holders into this unit's own processes and foreign ones, and decide.
 
     ``processes``: ``[{pid, process_name, used_memory_mib, gpu_uuid}]`` as ``nvidia_gpu_info`` returns them.
@@ -95,7 +94,9 @@ def classify_gpu_holders(processes, unit, control_group="", main_pid=0, pid_cgro
     elif own:
         action = STOP_UNIT
         message = "an earlier instance of %s still holds GPU memory (%s): stopping that unit before the start" % (
-            unit, "; ".join(_describe(h, labels) for h in own))
+            unit,
+            "; ".join(_describe(h, labels) for h in own),
+        )
     else:
         action = PROCEED
         message = "no process holds memory on the GPUs selected for %s" % unit

@@ -30,8 +30,7 @@ def model_from_inline(value: dict) -> dict:
         unknown = sorted(set(value) - set(MODEL_FILES) - {"path"})
         if unknown:
             raise PreflightInputError(
-                f"model: unknown keys {unknown}; an inline model is a config.json dict, or a dict with "
-                f"{sorted(set(MODEL_FILES) | {'path'})}"
+                f"model: unknown keys {unknown}; an inline model is a config.json dict, or a dict with {sorted(set(MODEL_FILES) | {'path'})}"
             )
         return dict(value)
     return {"config": dict(value)}
@@ -49,9 +48,7 @@ def normalize_gpus(gpus, indices=None) -> list:
                 "otherwise give a list of GPUs with at least name and memory_total_mib"
             )
         if gpus.get("available") is False:
-            raise PreflightInputError(
-                f"gpus: nvidia_gpu_info found no GPU ({gpus.get('msg', 'no reason given')}); declare the GPUs instead"
-            )
+            raise PreflightInputError(f"gpus: nvidia_gpu_info found no GPU ({gpus.get('msg', 'no reason given')}); declare the GPUs instead")
         gpus = gpus["gpus"]
     if not isinstance(gpus, list) or not gpus:
         raise PreflightInputError("gpus: expected a non-empty list of GPUs (name and memory_total_mib at least)")
@@ -67,10 +64,7 @@ def normalize_gpus(gpus, indices=None) -> list:
             by_key[str(gpu["uuid"])] = gpu
     missing = [str(i) for i in indices if str(i) not in by_key]
     if missing:
-        raise PreflightInputError(
-            f"gpu_indices: {', '.join(missing)} not among the GPUs found ({', '.join(sorted(by_key))}); "
-            "select existing indices or UUIDs"
-        )
+        raise PreflightInputError(f"gpu_indices: {', '.join(missing)} not among the GPUs found ({', '.join(sorted(by_key))}); select existing indices or UUIDs")
     return [dict(by_key[str(i)]) for i in indices]
 
 

@@ -43,28 +43,82 @@ NOT_SECRET_FIELDS = {
     "speculative_draft_window_size": _TENSOR_KEYS,
     "enable_encoder_swa_bounded_replay": _TENSOR_KEYS,
 }
-NOT_SECRET_FIELDS.update({field: _TOKENS for field in (
-    "boundary_reduction", "bucket_inter_token_latency", "bucket_time_to_first_token", "chunked_prefill_size",
-    "collect_tokens_histogram", "cp_strategy", "cuda_graph_bs_prefill", "cuda_graph_max_bs_prefill",
-    "detokenizer_worker_num", "disable_attn_tp_gather", "disable_tokenizer_batch_decode",
-    "disaggregation_decode_extra_slots", "disaggregation_decode_host_receive_threshold", "ds_heavy_token_num",
-    "dsa_prefill_cp_mode", "dsa_triton_union", "dwdp_size", "dynamic_batch_tokenizer_batch_size",
-    "dynamic_batch_tokenizer_batch_timeout", "enable_cache_report", "enable_decoder_swa_bounded_replay",
-    "enable_dynamic_batch_tokenizer", "enable_page_major_kv_layout", "enable_strict_thinking",
-    "enable_tokenizer_batch_encode", "encoder_bootstrap_port", "generation_tokens_buckets", "hf_chat_template_name",
-    "hybrid_kvcache_ratio", "kt_max_deferred_experts_per_token", "max_prefill_tokens", "max_total_tokens",
-    "mlx_enable_sampling", "mm_preprocess_cache_size_mb", "multi_item_scoring_delimiter", "nsa_prefill_cp_mode",
-    "num_continuous_decode_steps", "num_reserved_decode_tokens", "page_size", "piecewise_cuda_graph_max_tokens",
-    "piecewise_cuda_graph_tokens", "prefill_cp_mode", "prefill_delayer_token_usage_low_watermark",
-    "prompt_tokens_buckets", "return_input_ids", "return_output_ids", "sampling_mask_max_tokens",
-    "skip_tokenizer_init", "speculative_accept_threshold_acc", "speculative_accept_threshold_single",
-    "speculative_dflash_block_size", "speculative_dflash_draft_window_size", "speculative_draft_kv_cache_dtype",
-    "speculative_draft_sink_size", "speculative_dspark_align_verify_tokens_to_graph_tier",
-    "speculative_dspark_block_size", "speculative_eagle_topk", "speculative_ngram_external_corpus_max_tokens",
-    "speculative_num_draft_tokens", "speculative_token_map", "stream_interval", "swa_full_tokens_ratio",
-    "tbo_token_distribution_threshold", "tokenizer_backend", "tokenizer_metrics_allowed_custom_labels",
-    "tokenizer_metrics_custom_labels_header", "tokenizer_mode", "tokenizer_path", "tokenizer_worker_num",
-)})
+NOT_SECRET_FIELDS.update(
+    {
+        field: _TOKENS
+        for field in (
+            "boundary_reduction",
+            "bucket_inter_token_latency",
+            "bucket_time_to_first_token",
+            "chunked_prefill_size",
+            "collect_tokens_histogram",
+            "cp_strategy",
+            "cuda_graph_bs_prefill",
+            "cuda_graph_max_bs_prefill",
+            "detokenizer_worker_num",
+            "disable_attn_tp_gather",
+            "disable_tokenizer_batch_decode",
+            "disaggregation_decode_extra_slots",
+            "disaggregation_decode_host_receive_threshold",
+            "ds_heavy_token_num",
+            "dsa_prefill_cp_mode",
+            "dsa_triton_union",
+            "dwdp_size",
+            "dynamic_batch_tokenizer_batch_size",
+            "dynamic_batch_tokenizer_batch_timeout",
+            "enable_cache_report",
+            "enable_decoder_swa_bounded_replay",
+            "enable_dynamic_batch_tokenizer",
+            "enable_page_major_kv_layout",
+            "enable_strict_thinking",
+            "enable_tokenizer_batch_encode",
+            "encoder_bootstrap_port",
+            "generation_tokens_buckets",
+            "hf_chat_template_name",
+            "hybrid_kvcache_ratio",
+            "kt_max_deferred_experts_per_token",
+            "max_prefill_tokens",
+            "max_total_tokens",
+            "mlx_enable_sampling",
+            "mm_preprocess_cache_size_mb",
+            "multi_item_scoring_delimiter",
+            "nsa_prefill_cp_mode",
+            "num_continuous_decode_steps",
+            "num_reserved_decode_tokens",
+            "page_size",
+            "piecewise_cuda_graph_max_tokens",
+            "piecewise_cuda_graph_tokens",
+            "prefill_cp_mode",
+            "prefill_delayer_token_usage_low_watermark",
+            "prompt_tokens_buckets",
+            "return_input_ids",
+            "return_output_ids",
+            "sampling_mask_max_tokens",
+            "skip_tokenizer_init",
+            "speculative_accept_threshold_acc",
+            "speculative_accept_threshold_single",
+            "speculative_dflash_block_size",
+            "speculative_dflash_draft_window_size",
+            "speculative_draft_kv_cache_dtype",
+            "speculative_draft_sink_size",
+            "speculative_dspark_align_verify_tokens_to_graph_tier",
+            "speculative_dspark_block_size",
+            "speculative_eagle_topk",
+            "speculative_ngram_external_corpus_max_tokens",
+            "speculative_num_draft_tokens",
+            "speculative_token_map",
+            "stream_interval",
+            "swa_full_tokens_ratio",
+            "tbo_token_distribution_threshold",
+            "tokenizer_backend",
+            "tokenizer_metrics_allowed_custom_labels",
+            "tokenizer_metrics_custom_labels_header",
+            "tokenizer_mode",
+            "tokenizer_path",
+            "tokenizer_worker_num",
+        )
+    }
+)
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 # SGLang's own defaults for --host and --port (server_args.py, 0.5.9 and 0.5.23).
 DEFAULT_HOST = "127.0.0.1"
@@ -102,13 +156,13 @@ def refuse_control_characters(fields, where):
                 raise ServiceLaunchError(
                     "%s in %s holds the control character %r at offset %d: flag values and paths may not contain "
                     "newlines or other control characters (they would break or inject lines of the systemd unit); "
-                    "remove it" % (field, where, found.group(), found.start()))
+                    "remove it" % (field, where, found.group(), found.start())
+                )
 
 
 def _validated(args, name, version, check_required=False):
     if not isinstance(args, Mapping):
-        raise ServiceLaunchError("%s must be a dict keyed by flag name, e.g. {tp_size: 2}; got %s"
-                                 % (name, type(args).__name__))
+        raise ServiceLaunchError("%s must be a dict keyed by flag name, e.g. {tp_size: 2}; got %s" % (name, type(args).__name__))
     return check_server_args(args, version, check_required=check_required)
 
 
@@ -119,7 +173,8 @@ def _refuse_reserved(fields, where):
             "%s may not be set in %s: secrets reach SGLang only through the unit's 0600 secrets file, a systemd "
             "credential read with --config, so they never show in the unit file or in ps. Set the API key in the "
             "no_log variable sglang_service_api_key and %s in sglang_service_secret_args (no_log)."
-            % (", ".join(reserved), where, ", ".join(f for f in SECRET_FIELDS if f != "api_key")))
+            % (", ".join(reserved), where, ", ".join(f for f in SECRET_FIELDS if f != "api_key"))
+        )
 
 
 def secrets_config(secret_args, api_key, version):
@@ -131,12 +186,15 @@ def secrets_config(secret_args, api_key, version):
     fields = _validated(secret_args, "sglang_service_secret_args", version).values
     refuse_control_characters(fields, "sglang_service_secret_args")
     if "api_key" in fields:
-        raise ServiceLaunchError("api_key may not be set in sglang_service_secret_args: set sglang_service_api_key "
-                                 "(the role's readiness probe and rollback use it too).")
+        raise ServiceLaunchError(
+            "api_key may not be set in sglang_service_secret_args: set sglang_service_api_key (the role's readiness probe and rollback use it too)."
+        )
     not_secret = sorted(set(fields) - set(SECRET_FIELDS))
     if not_secret:
-        raise ServiceLaunchError("sglang_service_secret_args takes only secret flags (%s); move %s to "
-                                 "sglang_service_server_args." % (", ".join(SECRET_FIELDS[1:]), ", ".join(not_secret)))
+        raise ServiceLaunchError(
+            "sglang_service_secret_args takes only secret flags (%s); move %s to "
+            "sglang_service_server_args." % (", ".join(SECRET_FIELDS[1:]), ", ".join(not_secret))
+        )
     if not isinstance(api_key, str):
         raise ServiceLaunchError("sglang_service_api_key must be a string, got %s" % type(api_key).__name__)
     catalog = load_catalog(version)
@@ -156,8 +214,7 @@ def merge_service_args(server_args, extra_args, version, enable_metrics=True):
     extra = _validated(extra_args, "sglang_service_extra_args", version).values
     overlap = sorted(set(server) & set(extra))
     if overlap:
-        raise ServiceLaunchError("sglang_service_extra_args repeats %s from sglang_service_server_args; set each "
-                                 "flag in one place only." % ", ".join(overlap))
+        raise ServiceLaunchError("sglang_service_extra_args repeats %s from sglang_service_server_args; set each flag in one place only." % ", ".join(overlap))
     _refuse_reserved(list(server) + list(extra), "sglang_service_server_args or sglang_service_extra_args")
     refuse_control_characters(server, "sglang_service_server_args")
     refuse_control_characters(extra, "sglang_service_extra_args")
@@ -165,8 +222,9 @@ def merge_service_args(server_args, extra_args, version, enable_metrics=True):
     merged.update(server)
     merged.update(extra)
     if not str(merged.get("model_path") or ""):
-        raise ServiceLaunchError("sglang_service_server_args needs model_path, the model directory in the "
-                                 "container, e.g. {model_path: /srv/models/Qwen3-8B, tp_size: 1}.")
+        raise ServiceLaunchError(
+            "sglang_service_server_args needs model_path, the model directory in the container, e.g. {model_path: /srv/models/Qwen3-8B, tp_size: 1}."
+        )
     return merged
 
 

@@ -19,8 +19,10 @@ SPECULATIVE_DESTS = (
 SPECULATIVE_CHOICES = ("keep", "none", "NEXTN", "EAGLE", "EAGLE3")
 MODEL_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 MODEL_FIELDS = ("path", "config", "revision", "served_model_name")
-MODEL_FIX = ("declare it under llmops_sglang_models in the inventory with its path in the container and a controller copy "
-             "of its config.json, e.g. llmops_sglang_models: {'%s': {path: /srv/models/NAME, config: /path/to/config.json}}")
+MODEL_FIX = (
+    "declare it under llmops_sglang_models in the inventory with its path in the container and a controller copy "
+    "of its config.json, e.g. llmops_sglang_models: {'%s': {path: /srv/models/NAME, config: /path/to/config.json}}"
+)
 
 
 class SurveyError(ValueError):
@@ -60,9 +62,7 @@ def apply_survey(server_args: dict, answers: dict) -> dict:
     algorithm = answers.get("speculative_algorithm")
     algorithm = "keep" if is_blank(algorithm) else algorithm
     if algorithm not in SPECULATIVE_CHOICES:
-        raise SurveyError(
-            f"survey answer speculative_algorithm={algorithm!r} is not one of {', '.join(SPECULATIVE_CHOICES)}"
-        )
+        raise SurveyError(f"survey answer speculative_algorithm={algorithm!r} is not one of {', '.join(SPECULATIVE_CHOICES)}")
     if algorithm == "none":
         for dest in SPECULATIVE_DESTS:
             merged.pop(dest, None)
@@ -100,8 +100,14 @@ class Model:
         server_args = {"model_path": self.path}
         if self.served_model_name is not None:
             server_args["served_model_name"] = self.served_model_name
-        return {"id": self.id, "path": self.path, "config": self.config, "revision": self.revision,
-                "served_model_name": self.served_model_name, "server_args": server_args}
+        return {
+            "id": self.id,
+            "path": self.path,
+            "config": self.config,
+            "revision": self.revision,
+            "served_model_name": self.served_model_name,
+            "server_args": server_args,
+        }
 
 
 _FIELD_HELP = {
@@ -129,26 +135,30 @@ def declared_models(models) -> dict[str, Model]:
     if models in (None, ""):
         return {}
     if not isinstance(models, dict):
-        raise SurveyError(f"llmops_sglang_models must be a dict keyed by Hugging Face id, got {type(models).__name__}; "
-                          "write it as {'ORG/NAME': {path: /srv/models/NAME, config: /path/to/config.json}}")
+        raise SurveyError(
+            f"llmops_sglang_models must be a dict keyed by Hugging Face id, got {type(models).__name__}; "
+            "write it as {'ORG/NAME': {path: /srv/models/NAME, config: /path/to/config.json}}"
+        )
     result = {}
     for model_id, entry in models.items():
         where = f"llmops_sglang_models[{model_id!r}]"
         if not isinstance(model_id, str) or not MODEL_ID.match(model_id):
             raise SurveyError(f"{where}: the key must be a Hugging Face id ORG/NAME; rename the entry, e.g. 'Qwen/Qwen3-8B'")
         if not isinstance(entry, dict):
-            raise SurveyError(f"{where} must be a dict with path and config, got {type(entry).__name__}; "
-                              + MODEL_FIX % model_id)
+            raise SurveyError(f"{where} must be a dict with path and config, got {type(entry).__name__}; " + MODEL_FIX % model_id)
         unknown = sorted(str(key) for key in entry if key not in MODEL_FIELDS)
         if unknown:
             raise SurveyError(f"{where} has unknown keys {', '.join(unknown)}; the keys are {', '.join(MODEL_FIELDS)}")
         path = _text(entry, where, "path", required=True)
         if not path.startswith("/"):
-            raise SurveyError(f"{where}: path {path!r} is not absolute; give the model's directory inside the container, "
-                              "e.g. /srv/models/NAME")
-        result[model_id] = Model(id=model_id, path=path, config=_text(entry, where, "config", required=True),
-                                 revision=_text(entry, where, "revision", required=False) or "",
-                                 served_model_name=_text(entry, where, "served_model_name", required=False) or model_id)
+            raise SurveyError(f"{where}: path {path!r} is not absolute; give the model's directory inside the container, e.g. /srv/models/NAME")
+        result[model_id] = Model(
+            id=model_id,
+            path=path,
+            config=_text(entry, where, "config", required=True),
+            revision=_text(entry, where, "revision", required=False) or "",
+            served_model_name=_text(entry, where, "served_model_name", required=False) or model_id,
+        )
     return result
 
 
@@ -159,8 +169,9 @@ def select_model(answer, models: dict[str, Model], inventory: Model) -> Model:
     if is_blank(answer):
         return inventory
     if not isinstance(answer, str):
-        raise SurveyError(f"survey answer Model={answer!r} is not text; answer a Hugging Face id such as "
-                          f"{inventory.id!r}, or leave it empty for the inventory's model")
+        raise SurveyError(
+            f"survey answer Model={answer!r} is not text; answer a Hugging Face id such as {inventory.id!r}, or leave it empty for the inventory's model"
+        )
     answer = answer.strip()
     if answer in models:
         model = models[answer]
@@ -168,5 +179,7 @@ def select_model(answer, models: dict[str, Model], inventory: Model) -> Model:
     if answer == inventory.id:
         return inventory
     choices = ", ".join(sorted(set(models) | {inventory.id}))
-    raise SurveyError(f"survey answer Model={answer!r} is not a model this inventory declares (choices: {choices}; "
-                      f"an empty answer keeps {inventory.id}). To deploy {answer}, " + MODEL_FIX % answer)
+    raise SurveyError(
+        f"survey answer Model={answer!r} is not a model this inventory declares (choices: {choices}; "
+        f"an empty answer keeps {inventory.id}). To deploy {answer}, " + MODEL_FIX % answer
+    )

@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The demo's stand-ins (demo_env.py), started once for the end-to-end tests that deploy onto them."""
+
 import secrets
 
 import pytest
@@ -18,8 +19,7 @@ def demo_standins(tmp_path_factory):
     token_secret = secrets.token_hex(16)
     demo_env.stage_wheels()
     try:  # a failed start stops what it had started: a stray fake node would answer the next run's port
-        settings = demo_env.up(state, access=test_quickstart.pveum_access(test_quickstart.quickstart_blocks(),
-                                                                          token_secret))
+        settings = demo_env.up(state, access=test_quickstart.pveum_access(test_quickstart.quickstart_blocks(), token_secret))
         demo_env.place_model(settings)
         yield dict(settings, quickstart_token_secret=token_secret)
     finally:

@@ -53,10 +53,26 @@ NODE = {
     "caps": [],
     "uvm_present": False,
     "gpus": [
-        {"index": 0, "minor": 0, "uuid": "GPU-83f78936-a6e1-3cb8-b6ab-41dd1af7bbd9", "name": "NVIDIA RTX A6000",
-         "pci_bus_id": "00000000:41:00.0", "memory_total_mib": 49140, "memory_used_mib": 0, "compute_cap": "8.6"},
-        {"index": 1, "minor": 1, "uuid": "GPU-0c67f372-5dab-cffc-3384-39877429a610", "name": "NVIDIA RTX A6000",
-         "pci_bus_id": "00000000:CA:00.0", "memory_total_mib": 49140, "memory_used_mib": 0, "compute_cap": "8.6"},
+        {
+            "index": 0,
+            "minor": 0,
+            "uuid": "GPU-83f78936-a6e1-3cb8-b6ab-41dd1af7bbd9",
+            "name": "NVIDIA RTX A6000",
+            "pci_bus_id": "00000000:41:00.0",
+            "memory_total_mib": 49140,
+            "memory_used_mib": 0,
+            "compute_cap": "8.6",
+        },
+        {
+            "index": 1,
+            "minor": 1,
+            "uuid": "GPU-0c67f372-5dab-cffc-3384-39877429a610",
+            "name": "NVIDIA RTX A6000",
+            "pci_bus_id": "00000000:CA:00.0",
+            "memory_total_mib": 49140,
+            "memory_used_mib": 0,
+            "compute_cap": "8.6",
+        },
     ],
 }
 
@@ -77,8 +93,7 @@ def _wait_port(port, timeout=30.0):
 
 def _spawn(state, name, argv, env=None):
     log = open(os.path.join(state, f"{name}.log"), "w")  # pylint: disable=consider-using-with
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            cwd=state, env=env, start_new_session=True)
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=state, env=env, start_new_session=True)
     with open(os.path.join(state, f"{name}.pid"), "w") as handle:
         handle.write(str(proc.pid))
 
@@ -116,9 +131,26 @@ def up(state, access=None):
     """
     down(state)
     os.makedirs(state, mode=0o700, exist_ok=True)
-    _run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-         "-days", "2", "-subj", "/CN=fakepve", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-         "-keyout", os.path.join(state, "fakepve.key"), "-out", os.path.join(state, "fakepve.crt"))
+    _run(
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=fakepve",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        "-keyout",
+        os.path.join(state, "fakepve.key"),
+        "-out",
+        os.path.join(state, "fakepve.crt"),
+    )
     _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "llmops-demo", "-f", os.path.join(state, "id_ed25519"))
     settings = demo_settings(state)
     password = settings["root_password"]
@@ -126,21 +158,21 @@ def up(state, access=None):
     # For the secrets scan of `make e2e` (scripts/secret_scan.py): this run's generated secrets.
     canaries = os.path.join(REPO, ".build", "secret-canaries")
     os.makedirs(canaries, mode=0o700, exist_ok=True)
-    _write_json(os.path.join(canaries, "demo.json"),
-                {"demo PVE root@pam password": password, "demo SGLang API key": settings["api_key"]})
+    _write_json(os.path.join(canaries, "demo.json"), {"demo PVE root@pam password": password, "demo SGLang API key": settings["api_key"]})
     _write_json(os.path.join(state, "node.json"), NODE)
-    _write_json(os.path.join(state, "pct.json"), {
-        "log": os.path.join(state, "pct.log"),
-        "scratch": os.path.join(state, "ct"),
-        "api": {"url": f"https://127.0.0.1:{API_PORT}", "node": "pve1", "user": "root@pam", "password": password,
-                "cafile": settings["ca_path"]},
-        "podman": {str(VMID): CONTAINER},
-    })
+    _write_json(
+        os.path.join(state, "pct.json"),
+        {
+            "log": os.path.join(state, "pct.log"),
+            "scratch": os.path.join(state, "ct"),
+            "api": {"url": f"https://127.0.0.1:{API_PORT}", "node": "pve1", "user": "root@pam", "password": password, "cafile": settings["ca_path"]},
+            "podman": {str(VMID): CONTAINER},
+        },
+    )
 
     # The container that PVE would create from the template: booted first, so that `pct exec` has a target.
     _run("podman", "rm", "-f", CONTAINER, check=False)
-    _run("podman", "run", "-d", "--name", CONTAINER, "--hostname", HOSTNAME, "--systemd=always",
-         IMAGE, "/sbin/init")
+    _run("podman", "run", "-d", "--name", CONTAINER, "--hostname", HOSTNAME, "--systemd=always", IMAGE, "/sbin/init")
     deadline = time.monotonic() + 60
     while True:
         status = _run("podman", "exec", CONTAINER, "systemctl", "is-system-running", check=False).stdout.strip()
@@ -151,18 +183,45 @@ def up(state, access=None):
         time.sleep(0.5)
 
     env = dict(os.environ, ROOT_PASSWORD=password)
-    fakepve = [sys.executable, os.path.join(STANDIN, "fakepve_serve.py"), "--port", str(API_PORT),
-               "--cert", "fakepve.crt", "--key", "fakepve.key", "--control", "fakepve.sock",
-               # --password=VALUE: a generated password may begin with "-"
-               "--password=" + password, "--template", TEMPLATE]
+    fakepve = [
+        sys.executable,
+        os.path.join(STANDIN, "fakepve_serve.py"),
+        "--port",
+        str(API_PORT),
+        "--cert",
+        "fakepve.crt",
+        "--key",
+        "fakepve.key",
+        "--control",
+        "fakepve.sock",
+        # --password=VALUE: a generated password may begin with "-"
+        "--password=" + password,
+        "--template",
+        TEMPLATE,
+    ]
     if access:
         _write_json(os.path.join(state, "access.json"), access)
         fakepve += ["--access", "access.json"]
     _spawn(state, "fakepve", fakepve, env=env)
-    _spawn(state, "fakenode", ["/usr/bin/python3", os.path.join(STANDIN, "fakenode.py"), "start",
-                               "--state", os.path.join(state, "node"), "--port", str(SSH_PORT),
-                               "--authorized-key", "id_ed25519.pub", "--node-data", "node.json",
-                               "--pct-config", "pct.json"])
+    _spawn(
+        state,
+        "fakenode",
+        [
+            "/usr/bin/python3",
+            os.path.join(STANDIN, "fakenode.py"),
+            "start",
+            "--state",
+            os.path.join(state, "node"),
+            "--port",
+            str(SSH_PORT),
+            "--authorized-key",
+            "id_ed25519.pub",
+            "--node-data",
+            "node.json",
+            "--pct-config",
+            "pct.json",
+        ],
+    )
     _wait_port(API_PORT)
     _wait_port(SSH_PORT)
     with open(os.path.join(state, "node", "ssh", "ssh_host_ed25519_key.pub")) as handle:
@@ -179,10 +238,23 @@ def stage_wheels():
     this wheelhouse (sglang_install_wheelhouse_src).
     """
     os.makedirs(WHEELHOUSE, exist_ok=True)
-    base = [sys.executable, "-m", "pip", "download", "--quiet", "--dest", WHEELHOUSE, "--only-binary=:all:",
-            "--python-version=3.11", "--implementation=cp", "--platform=manylinux_2_36_x86_64",
-            "--platform=manylinux_2_28_x86_64", "--platform=manylinux_2_17_x86_64",
-            "--platform=manylinux2014_x86_64", "--platform=any"]
+    base = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--dest",
+        WHEELHOUSE,
+        "--only-binary=:all:",
+        "--python-version=3.11",
+        "--implementation=cp",
+        "--platform=manylinux_2_36_x86_64",
+        "--platform=manylinux_2_28_x86_64",
+        "--platform=manylinux_2_17_x86_64",
+        "--platform=manylinux2014_x86_64",
+        "--platform=any",
+    ]
     for args, prefix in ((["--no-deps", "sglang==0.5.9"], "sglang-0.5.9"), (["uv"], "uv-")):
         if not any(name.startswith(prefix) for name in os.listdir(WHEELHOUSE)):
             _run(*(base + args))
@@ -192,8 +264,12 @@ def place_model(settings):
     """Put the model directory in the container: the real config.json of Qwen3.6-27B and one small
     placeholder shard (a valid safetensors file) standing in for 55 GB of weights that cannot be downloaded here.
     """
-    header = json.dumps({"__metadata__": {"format": "pt", "llmops_demo": "placeholder shard, not Qwen3.6 weights"},
-                         "placeholder": {"dtype": "BF16", "shape": [4, 8], "data_offsets": [0, 64]}}).encode()
+    header = json.dumps(
+        {
+            "__metadata__": {"format": "pt", "llmops_demo": "placeholder shard, not Qwen3.6 weights"},
+            "placeholder": {"dtype": "BF16", "shape": [4, 8], "data_offsets": [0, 64]},
+        }
+    ).encode()
     header += b" " * (-len(header) % 8)
     shard = os.path.join(settings["state"], "model.safetensors")
     with open(shard, "wb") as handle:
@@ -226,8 +302,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=["up", "down"])
     parser.add_argument("--state", default=DEFAULT_STATE)
-    parser.add_argument("--with-model", action="store_true",
-                        help="also stage the offline wheelhouse and put the model directory in the container")
+    parser.add_argument("--with-model", action="store_true", help="also stage the offline wheelhouse and put the model directory in the container")
     args = parser.parse_args()
     if args.action == "up":
         if args.with_model:

@@ -6,6 +6,7 @@ a fake node over loopback SSH with a `pct` stand-in, and a podman container with
 for LXC 129. No GPU: the service is configured but not started (sglang_service_enabled false), as in `make demo`.
 The first run must change things; the second must change nothing.
 """
+
 import glob
 import json
 import os
@@ -23,9 +24,17 @@ import secret_scan  # noqa: E402 (scripts/ is not a package)
 ansible_runner = pytest.importorskip("ansible_runner")
 
 FIXED_ARGS = {
-    "served_model_name": "qwen3.6-27b", "tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536,
-    "enable_torch_compile": True, "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
-    "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4, "host": "127.0.0.1", "port": 30000,
+    "served_model_name": "qwen3.6-27b",
+    "tp_size": 2,
+    "mem_fraction_static": 0.85,
+    "context_length": 65536,
+    "enable_torch_compile": True,
+    "speculative_algorithm": "NEXTN",
+    "speculative_num_steps": 3,
+    "speculative_eagle_topk": 1,
+    "speculative_num_draft_tokens": 4,
+    "host": "127.0.0.1",
+    "port": 30000,
     # The preflight's concurrency fix for the incident on 0.5.9 (see test_sglang_memory_budget.py).
     "max_running_requests": 32,
 }
@@ -34,8 +43,7 @@ FIXED_ARGS = {
 CANARIES = {"hf_token": "hf_e2eCanaryToken4Rb8Wz", "proxy_password": "e2e-proxy-pass-9Vx3"}
 CANARY_VARS = {
     "sglang_install_hf_token": CANARIES["hf_token"],
-    "sglang_install_environment": {"HTTPS_PROXY": "http://proxyuser:%s@127.0.0.1:9" % CANARIES["proxy_password"],
-                                   "NO_PROXY": "*"},
+    "sglang_install_environment": {"HTTPS_PROXY": "http://proxyuser:%s@127.0.0.1:9" % CANARIES["proxy_password"], "NO_PROXY": "*"},
 }
 
 
@@ -100,11 +108,11 @@ def test_deploy_changes_then_is_idempotent(standins, tmp_path):
         "Run the SGLang service",
         "Report what was deployed and what was verified",
     ]
-    budget = next(e["event_data"]["res"] for e in events
-                  if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Replay SGLang's startup memory accounting")
+    budget = next(
+        e["event_data"]["res"] for e in events if e["event"] == "runner_on_ok" and e["event_data"]["task"] == "Replay SGLang's startup memory accounting"
+    )
     assert budget["verdict"] in ("fits", "degraded") and budget["budget"]["totals"]["max_running_requests"] == 32
-    report = next(e["event_data"]["res"]["msg"] for e in events
-                  if e["event"] == "runner_on_ok" and e["event_data"]["task"].startswith("Report the deployment"))
+    report = next(e["event_data"]["res"]["msg"] for e in events if e["event"] == "runner_on_ok" and e["event_data"]["task"].startswith("Report the deployment"))
     # The userspace matches the node's module; what needs a GPU says so instead of claiming success.
     assert "'nvidia_smi': 'skipped-without-gpu'" in report["nvidia_userspace"]
     assert "'device_nodes': 'skipped-without-gpu'" in report["nvidia_userspace"]
@@ -116,17 +124,20 @@ def test_deploy_changes_then_is_idempotent(standins, tmp_path):
 
     # Issue 15: at -vvvv, no secret in the job's stdout, its events (what AWX stores and shows) or the unit file.
     unit = tmp_path / "sglang.service"
-    unit.write_bytes(subprocess.run(["podman", "exec", standins["container"], "cat", "/etc/systemd/system/sglang.service"],
-                                    check=True, capture_output=True).stdout)
+    unit.write_bytes(
+        subprocess.run(["podman", "exec", standins["container"], "cat", "/etc/systemd/system/sglang.service"], check=True, capture_output=True).stdout
+    )
     secrets = dict(CANARIES, pve_root_password=standins["root_password"], api_key=standins["api_key"])
     assert all(len(value) >= 8 for value in secrets.values())
     assert secret_scan.scan([str(private / "artifacts"), str(unit)], secrets) == []
     assert "ESTABLISH" in (artifacts / "stdout").read_text()  # the job really ran at -vvv or more
 
     # What the fake PVE recorded: container 129 exists with the GPUs' devN entries, and it runs.
-    state = json.loads(subprocess.run(
-        ["curl", "-s", "--unix-socket", os.path.join(standins["state"], "fakepve.sock"), "http://fakepve/state"],
-        check=True, capture_output=True, text=True).stdout)
+    state = json.loads(
+        subprocess.run(
+            ["curl", "-s", "--unix-socket", os.path.join(standins["state"], "fakepve.sock"), "http://fakepve/state"], check=True, capture_output=True, text=True
+        ).stdout
+    )
     container = next(ct for ct in state["cts"] if int(ct["vmid"]) == 129)
     assert container["status"] == "running"
     devices = [str(v) for k, v in container["config"].items() if k.startswith("dev")]
@@ -137,4 +148,6 @@ def test_deploy_changes_then_is_idempotent(standins, tmp_path):
     assert second.status == "successful", second.stdout.read()[-4000:]
     assert second.stats["changed"].get("sglang-qwen36", 0) == 0, [
         (e["event_data"]["task"], e["event_data"].get("res", {}).get("msg", ""))
-        for e in second.events if e["event"] == "runner_on_ok" and e["event_data"].get("res", {}).get("changed")]
+        for e in second.events
+        if e["event"] == "runner_on_ok" and e["event_data"].get("res", {}).get("changed")
+    ]

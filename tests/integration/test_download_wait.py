@@ -52,8 +52,9 @@ def hub(tmp_path):
     release = tmp_path / "release"
     port = _free_port()
     config = tmp_path / "mock_hub.json"
-    config.write_text(json.dumps({"host": "127.0.0.1", "port": port, "repos": {
-        "wait/held": {"dir": str(repo_dir), "commit": COMMIT, "hold_file": str(release)}}}))
+    config.write_text(
+        json.dumps({"host": "127.0.0.1", "port": port, "repos": {"wait/held": {"dir": str(repo_dir), "commit": COMMIT, "hold_file": str(release)}}})
+    )
     server = subprocess.Popen([sys.executable, str(MOCK_HUB), str(config)], stderr=subprocess.DEVNULL)
     try:
         for _attempt in range(100):
@@ -77,7 +78,8 @@ def _playbook_command(tmp_path, hub, interval, timeout, **more):
     (venv / "hf").chmod(0o755)
     dest = tmp_path / "model"
     playbook = tmp_path / "wait.yml"
-    playbook.write_text(textwrap.dedent("""\
+    playbook.write_text(
+        textwrap.dedent("""\
         - name: Download through the role's wait
           hosts: localhost
           connection: local
@@ -91,7 +93,8 @@ def _playbook_command(tmp_path, hub, interval, timeout, **more):
             - name: Report the periods waited
               ansible.builtin.debug:
                 msg: "periods={{ __sglang_install_download_periods }} finished={{ __sglang_install_download.finished }}"
-        """))
+        """)
+    )
     extra = {
         "ansible_python_interpreter": sys.executable,
         "sglang_install_venv": str(venv.parent),
@@ -105,8 +108,13 @@ def _playbook_command(tmp_path, hub, interval, timeout, **more):
         "sglang_install_model_download_timeout": timeout,
     }
     extra.update(more)
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build/collections"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false")
+    env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build/collections"),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+    )
     return [str(ANSIBLE_PLAYBOOK), str(playbook), "-e", json.dumps(extra)], env
 
 
@@ -140,8 +148,11 @@ def test_a_download_past_its_timeout_fails_naming_the_timeout(tmp_path, hub):
     run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     output = run.stdout + run.stderr
     assert run.returncode == 2, output[-4000:]
-    assert re.search(r"hf download of wait/held@main did not finish within\s+sglang_install_model_download_timeout "
-                     r"\(3 s,\s+\d+ progress periods of 0.5 s\); raise the timeout", output), output[-4000:]
+    assert re.search(
+        r"hf download of wait/held@main did not finish within\s+sglang_install_model_download_timeout "
+        r"\(3 s,\s+\d+ progress periods of 0.5 s\); raise the timeout",
+        output,
+    ), output[-4000:]
 
 
 def test_proxy_credentials_reach_hf_through_a_root_only_file_and_never_the_vvv_output(tmp_path, hub):
@@ -149,8 +160,9 @@ def test_proxy_credentials_reach_hf_through_a_root_only_file_and_never_the_vvv_o
     environment, which -vvv prints as "EXEC HTTP_PROXY=...". The stand-in hf reports what it received."""
     dump = tmp_path / "hf-env.json"
     proxy = "http://proxyuser:proxy-pass-Q7z@127.0.0.1:9"
-    command, env = _playbook_command(tmp_path, hub, interval=0.5, timeout=120, sglang_install_environment={
-        "HTTP_PROXY": proxy, "NO_PROXY": "127.0.0.1", "HF_STANDIN_ENV_DUMP": str(dump)})
+    command, env = _playbook_command(
+        tmp_path, hub, interval=0.5, timeout=120, sglang_install_environment={"HTTP_PROXY": proxy, "NO_PROXY": "127.0.0.1", "HF_STANDIN_ENV_DUMP": str(dump)}
+    )
     hub["release"].touch()
     run = subprocess.run(command + ["-vvv"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
     output = run.stdout + run.stderr

@@ -28,10 +28,7 @@ NAME = "h4-logtail-%d" % os.getpid()
 LOG = "/var/log/h4/sglang.log"
 UNIT = "h4-fake-sglang.service"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MARKER_PRE = (
-    "ExecStartPre=/bin/sh -c 'echo \"=== llmops.sglang launch $(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ) "
-    "invocation=$INVOCATION_ID ===\" >> " + LOG + "'"
-)
+MARKER_PRE = "ExecStartPre=/bin/sh -c 'echo \"=== llmops.sglang launch $(date -u +%%Y-%%m-%%dT%%H:%%M:%%SZ) invocation=$INVOCATION_ID ===\" >> " + LOG + "'"
 
 
 def podman(*args, check=True, timeout=120):
@@ -74,8 +71,7 @@ def sh(container, script):
 
 def install_unit(container, exec_start, marker=True, extra=""):
     unit = "[Service]\nType=simple\n%s\n%s\nExecStart=%s\n%s\n" % (MARKER_PRE if marker else "", "", exec_start, extra)
-    sh(container, "cat > /etc/systemd/system/%s <<'UNIT'\n%sUNIT\nsystemctl daemon-reload; systemctl reset-failed %s || true"
-       % (UNIT, unit, UNIT))
+    sh(container, "cat > /etc/systemd/system/%s <<'UNIT'\n%sUNIT\nsystemctl daemon-reload; systemctl reset-failed %s || true" % (UNIT, unit, UNIT))
 
 
 def start_and_settle(container, expect_active=False):
@@ -89,15 +85,35 @@ def start_and_settle(container, expect_active=False):
 
 
 def diagnose(container, **args):
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_HOST_KEY_CHECKING="0",
-               ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build" / "collections"))
+    env = dict(
+        os.environ,
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+        ANSIBLE_HOST_KEY_CHECKING="0",
+        ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build" / "collections"),
+    )
     args = {k: v for k, v in dict({"unit": UNIT, "log_path": LOG, "fail": False}, **args).items() if v is not None}
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible"), "all", "-i", "%s," % container,
-         "-c", "containers.podman.podman", "-e", "ansible_python_interpreter=/usr/bin/python3",
-         "-m", "llmops.sglang.sglang_diagnose", "-a", json.dumps(args)],
-        capture_output=True, text=True, env=env, timeout=180, check=False,
+        [
+            os.path.join(os.path.dirname(sys.executable), "ansible"),
+            "all",
+            "-i",
+            "%s," % container,
+            "-c",
+            "containers.podman.podman",
+            "-e",
+            "ansible_python_interpreter=/usr/bin/python3",
+            "-m",
+            "llmops.sglang.sglang_diagnose",
+            "-a",
+            json.dumps(args),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
     )
     assert proc.returncode in (0, 2), proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"][container]
@@ -105,9 +121,12 @@ def diagnose(container, **args):
 
 def test_fresh_failure_reads_only_this_launch(container):
     sh(container, "printf 'RuntimeError: Decode out of memory. Try to lower your batch size.\\n' > %s" % LOG)
-    install_unit(container, "/bin/sh -c 'echo \"RuntimeError: Not enough memory. Please try to increase "
-                            "--mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.85\" "
-                            "| tee -a %s; exit 1'" % LOG)
+    install_unit(
+        container,
+        "/bin/sh -c 'echo \"RuntimeError: Not enough memory. Please try to increase "
+        "--mem-fraction-static. Current value: self.server_args.mem_fraction_static=0.85\" "
+        "| tee -a %s; exit 1'" % LOG,
+    )
     start_and_settle(container)
     result = diagnose(container)
     assert result["root_cause"] == "kv_pool_too_small", result["summary"]
@@ -120,9 +139,13 @@ def test_fresh_failure_reads_only_this_launch(container):
 
 
 def test_unit_without_a_log_file_reads_the_journal(container):
-    install_unit(container, "/bin/sh -c 'echo \"RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) "
-                            "state cache. Computed max_mamba_cache_size=0 (total_rest_memory=1.52 GB, "
-                            "mamba_cache_per_req=147.00 MB).\"; exit 1'", marker=False)
+    install_unit(
+        container,
+        "/bin/sh -c 'echo \"RuntimeError: Not enough GPU memory for hybrid (mamba/linear-attention) "
+        "state cache. Computed max_mamba_cache_size=0 (total_rest_memory=1.52 GB, "
+        "mamba_cache_per_req=147.00 MB).\"; exit 1'",
+        marker=False,
+    )
     start_and_settle(container)
     result = diagnose(container, log_path=None)
     assert result["root_cause"] == "mamba_pool_too_small", result["summary"]
@@ -131,8 +154,7 @@ def test_unit_without_a_log_file_reads_the_journal(container):
 
 
 def test_silent_death_argparse_error_only_in_the_journal(container):
-    install_unit(container, "/bin/sh -c 'echo \"sglang serve: error: unrecognized arguments: "
-                            "--mamba-full-memory-ration 0.5\" >&2; exit 2'")
+    install_unit(container, "/bin/sh -c 'echo \"sglang serve: error: unrecognized arguments: --mamba-full-memory-ration 0.5\" >&2; exit 2'")
     start_and_settle(container)
     result = diagnose(container)
     assert result["root_cause"] == "silent_death", result["summary"]
@@ -161,8 +183,11 @@ def test_silent_death_missing_executable(container):
 
 
 def test_crash_loop_waiting_to_restart(container):
-    install_unit(container, "/bin/sh -c 'echo \"sglang serve: error: argument --tp-size: invalid int value: "
-                            "\\'two\\'\" >&2; exit 1'", extra="Restart=on-failure\nRestartSec=300")
+    install_unit(
+        container,
+        "/bin/sh -c 'echo \"sglang serve: error: argument --tp-size: invalid int value: \\'two\\'\" >&2; exit 1'",
+        extra="Restart=on-failure\nRestartSec=300",
+    )
     sh(container, "systemctl start %s || true" % UNIT)
     for _poll in range(30):
         if sh(container, "systemctl show -p SubState --value %s" % UNIT).stdout.strip() == "auto-restart":
@@ -178,8 +203,7 @@ def test_crash_loop_waiting_to_restart(container):
 
 
 def test_stale_log_while_the_unit_runs(container):
-    sh(container, "echo 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' > %s; "
-                  "touch -d '1 hour ago' %s" % (LOG, LOG))
+    sh(container, "echo 'RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.' > %s; touch -d '1 hour ago' %s" % (LOG, LOG))
     install_unit(container, "/bin/sleep infinity", marker=False)
     start_and_settle(container, expect_active=True)
     try:
@@ -192,13 +216,34 @@ def test_stale_log_while_the_unit_runs(container):
 
 
 def test_check_mode_and_plain_tail_module(container):
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-               ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build" / "collections"))
+    env = dict(
+        os.environ,
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+        ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build" / "collections"),
+    )
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible"), "all", "-i", "%s," % container, "--check",
-         "-c", "containers.podman.podman", "-e", "ansible_python_interpreter=/usr/bin/python3",
-         "-m", "llmops.sglang.sglang_log_tail", "-a", json.dumps({"path": LOG, "unit": UNIT, "lines": 5})],
-        capture_output=True, text=True, env=env, timeout=180, check=False,
+        [
+            os.path.join(os.path.dirname(sys.executable), "ansible"),
+            "all",
+            "-i",
+            "%s," % container,
+            "--check",
+            "-c",
+            "containers.podman.podman",
+            "-e",
+            "ansible_python_interpreter=/usr/bin/python3",
+            "-m",
+            "llmops.sglang.sglang_log_tail",
+            "-a",
+            json.dumps({"path": LOG, "unit": UNIT, "lines": 5}),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     host = json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"][container]

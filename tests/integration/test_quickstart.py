@@ -20,6 +20,7 @@ The deploy runs the collection installed from the built tarball, never the check
 deploy of test_deploy_runner.py on the same stand-ins when both run (CT 129 then exists), and runs from scratch
 when alone.
 """
+
 import json
 import os
 import re
@@ -86,15 +87,20 @@ def bash_line_for_standins(line, settings):
 
 def standins_vars(settings):
     """What only the stand-ins need (the demo inventory's wiring, inventories/demo)."""
-    node = {"ansible_port": settings["ssh_port"], "ansible_ssh_private_key_file": settings["private_key"],
-            "ansible_ssh_common_args": "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % settings["known_hosts"]}
+    node = {
+        "ansible_port": settings["ssh_port"],
+        "ansible_ssh_private_key_file": settings["private_key"],
+        "ansible_ssh_common_args": "-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % settings["known_hosts"],
+    }
     return dict(
         node,
         ansible_python_interpreter="/usr/bin/python3",
         # paramiko (proxmox_pct_remote) reads only ~/.ssh/known_hosts; the node's key is pinned above for SSH.
         ansible_host_key_checking=False,
         proxmox_lxc_api_port=settings["api_port"],
-        proxmox_lxc_cores=4, proxmox_lxc_memory=6144, proxmox_lxc_rootfs_size=120,
+        proxmox_lxc_cores=4,
+        proxmox_lxc_memory=6144,
+        proxmox_lxc_rootfs_size=120,
         proxmox_lxc_model_size_bytes=55562855904,
         llmops_sglang_require_gpu=False,
         sglang_service_enabled=False,
@@ -105,10 +111,16 @@ def standins_vars(settings):
         sglang_install_wheelhouse="/opt/sglang/wheelhouse",
         sglang_install_offline=True,
         nvidia_userspace_method="apt",
-        nvidia_userspace_apt_sources=[{
-            "name": "debian-nonfree", "types": ["deb"], "uris": ["http://deb.debian.org/debian"],
-            "suites": ["bookworm", "bookworm-updates"], "components": ["contrib", "non-free"],
-            "signed_by": "/usr/share/keyrings/debian-archive-keyring.gpg"}],
+        nvidia_userspace_apt_sources=[
+            {
+                "name": "debian-nonfree",
+                "types": ["deb"],
+                "uris": ["http://deb.debian.org/debian"],
+                "suites": ["bookworm", "bookworm-updates"],
+                "components": ["contrib", "non-free"],
+                "signed_by": "/usr/share/keyrings/debian-archive-keyring.gpg",
+            }
+        ],
     )
 
 
@@ -125,8 +137,7 @@ def quickstart_script(blocks, settings, secret, home):
             if path.endswith("inventory/hosts.yml") and not wired:
                 wiring = os.path.join(os.path.dirname(path), "group_vars", "all", "standins.yml")
                 out.append("mkdir -p %s" % shlex.quote(os.path.dirname(wiring)))
-                out.append("cat > %s <<'QUICKSTART_EOF'\n%s\nQUICKSTART_EOF" % (
-                    shlex.quote(wiring), yaml.safe_dump(standins_vars(settings), sort_keys=True)))
+                out.append("cat > %s <<'QUICKSTART_EOF'\n%s\nQUICKSTART_EOF" % (shlex.quote(wiring), yaml.safe_dump(standins_vars(settings), sort_keys=True)))
                 wired = True
         elif lang == "bash" and info != "pve-node":
             for line in body.splitlines():
@@ -140,8 +151,7 @@ def quickstart_script(blocks, settings, secret, home):
 def _missing_prerequisites():
     if os.geteuid() != 0:
         return "needs root (fake node's mount namespace, podman)"
-    if subprocess.run(["podman", "image", "exists", demo_env.IMAGE], check=False,
-                      capture_output=True).returncode != 0:
+    if subprocess.run(["podman", "image", "exists", demo_env.IMAGE], check=False, capture_output=True).returncode != 0:
         return f"{demo_env.IMAGE} is missing (make image)"
     return None
 
@@ -154,8 +164,7 @@ def test_the_quickstart_parses_into_what_the_run_needs():
     assert access["grants"][0][0] == "%s!sglang" % TOKEN_USER and "VM.Allocate" in access["grants"][0][2]
     commands = [line for lang, info, body in blocks if lang == "bash" and not info for line in body.splitlines()]
     playbooks = [line for line in commands if line.startswith("ansible-playbook")]
-    assert playbooks == ["ansible-playbook -i inventory llmops.sglang.preflight",
-                         "ansible-playbook -i inventory llmops.sglang.deploy"]
+    assert playbooks == ["ansible-playbook -i inventory llmops.sglang.preflight", "ansible-playbook -i inventory llmops.sglang.deploy"]
     files = [info for lang, info, body in blocks if lang == "yaml"]
     assert "~/llmops/inventory/hosts.yml" in files
     for lang, info, body in blocks:
@@ -171,10 +180,8 @@ def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path)
     home = str(tmp_path / "home")
     os.makedirs(home)
     script = quickstart_script(blocks, settings, settings["quickstart_token_secret"], home)
-    env = {name: value for name, value in os.environ.items()
-           if not name.startswith(("ANSIBLE_", "PY_COLORS")) and name not in ("HOME", "VIRTUAL_ENV")}
-    env.update(HOME=home, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
-               ANSIBLE_NOCOLOR="true", LLMOPS_DEMO_STATE=settings["state"])
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("ANSIBLE_", "PY_COLORS")) and name not in ("HOME", "VIRTUAL_ENV")}
+    env.update(HOME=home, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="true", LLMOPS_DEMO_STATE=settings["state"])
     run = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=False, timeout=1800)
     log = run.stdout + run.stderr
     (tmp_path / "quickstart.log").write_text(log)
@@ -186,9 +193,13 @@ def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path)
     preflight, deploy = log.split("+ ansible-playbook -i inventory llmops.sglang.deploy", 1)
     assert "Replay SGLang's startup memory accounting" in preflight
     assert re.search(r"sglang-qwen36\s*: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", preflight), preflight[-3000:]
-    listed = subprocess.run(["ansible-galaxy", "collection", "list", "llmops.sglang", "--format", "json"],
-                            env=dict(env, ANSIBLE_COLLECTIONS_PATH=os.path.join(home, "llmops", "collections")),
-                            capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["ansible-galaxy", "collection", "list", "llmops.sglang", "--format", "json"],
+        env=dict(env, ANSIBLE_COLLECTIONS_PATH=os.path.join(home, "llmops", "collections")),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert list(json.loads(listed)) == [os.path.dirname(os.path.dirname(installed))], listed
     assert "none: fits: SGLang 0.5.9, Qwen3_5ForConditionalGeneration, TP 2" in preflight, preflight[-3000:]
     # The node's tasks are delegated from the container's host, so the container's recap line covers them.
@@ -196,9 +207,11 @@ def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path)
     with open(os.path.join(home, "llmops", "inventory", "group_vars", "sglang_containers", "vault.yml")) as handle:
         assert handle.read().startswith("$ANSIBLE_VAULT;")
 
-    state = json.loads(subprocess.run(
-        ["curl", "-s", "--unix-socket", os.path.join(settings["state"], "fakepve.sock"), "http://fakepve/state"],
-        check=True, capture_output=True, text=True).stdout)
+    state = json.loads(
+        subprocess.run(
+            ["curl", "-s", "--unix-socket", os.path.join(settings["state"], "fakepve.sock"), "http://fakepve/state"], check=True, capture_output=True, text=True
+        ).stdout
+    )
     container = next(ct for ct in state["cts"] if int(ct["vmid"]) == demo_env.VMID)
     devices = [str(v) for k, v in container["config"].items() if k.startswith("dev")]
     assert any("/dev/nvidia0" in d for d in devices) and any("/dev/nvidia1" in d for d in devices)

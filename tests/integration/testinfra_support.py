@@ -12,9 +12,13 @@ def files_holding(container, value, user=None):
     """
     prefix = ["runuser", "-u", user, "--"] if user else []
     search = subprocess.run(
-        ["podman", "exec", "-i", container, *prefix, "grep", "-rlsF", "--exclude-dir=proc", "--exclude-dir=sys",
-         "--exclude-dir=dev", "-f", "-", "/"],
-        input=value + "\n", capture_output=True, text=True, check=False, timeout=300)
+        ["podman", "exec", "-i", container, *prefix, "grep", "-rlsF", "--exclude-dir=proc", "--exclude-dir=sys", "--exclude-dir=dev", "-f", "-", "/"],
+        input=value + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     # grep exits 1 without a hit and 2 after files it may not read, quietly (-s); hits go to stdout either way.
     # Anything on stderr is grep failing as a whole (its pattern unreadable, say): then nothing was searched.
     if search.returncode not in (0, 1, 2) or search.stderr:

@@ -27,15 +27,32 @@ def run_adhoc(module: str, args, env: dict | None = None, cli_args: tuple = ()) 
 
     Returns the exit status, the host's task result and the combined stdout + stderr (for messages).
     """
-    run_env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-                   ANSIBLE_LOCALHOST_WARNING="false", ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
-                   ANSIBLE_PYTHON_INTERPRETER=sys.executable)
+    run_env = dict(
+        os.environ,
+        ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS),
+        ANSIBLE_NOCOLOR="1",
+        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+        ANSIBLE_LOCALHOST_WARNING="false",
+        ANSIBLE_INVENTORY_UNPARSED_WARNING="false",
+        ANSIBLE_PYTHON_INTERPRETER=sys.executable,
+    )
     run_env.update(env or {})
     proc = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "ansible"), "localhost", "-m", module,
-         "-a", args if isinstance(args, str) else json.dumps(args), *cli_args],
-        env=run_env, capture_output=True, text=True, timeout=120, check=False,
+        [
+            os.path.join(os.path.dirname(sys.executable), "ansible"),
+            "localhost",
+            "-m",
+            module,
+            "-a",
+            args if isinstance(args, str) else json.dumps(args),
+            *cli_args,
+        ],
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     output = proc.stdout + proc.stderr
     try:

@@ -25,19 +25,17 @@ GIB = 1 << 30
 PINNED_VERSIONS = ("0.5.9", "0.5.23")
 
 # Torch/stub failures of the CPU harness itself: SGLang never got to size anything, so there is no oracle answer.
-HARNESS_ARTEFACTS = ("Cannot access accelerator device", "Torch not compiled with CUDA", "shimmed ",
-                     "Could not run 'aten::")
+HARNESS_ARTEFACTS = ("Cannot access accelerator device", "Torch not compiled with CUDA", "shimmed ", "Could not run 'aten::")
 # The flags of a startup log's INDEX entry that reach the engine.
-STARTUP_LOG_ARGS = ("tp_size", "mem_fraction_static", "chunked_prefill_size", "context_length", "kv_cache_dtype",
-                    "max_running_requests", "page_size")
+STARTUP_LOG_ARGS = ("tp_size", "mem_fraction_static", "chunked_prefill_size", "context_length", "kv_cache_dtype", "max_running_requests", "page_size")
 
 
 # ---------------------------------------------------------------- oracle fixtures
 
+
 def no_oracle_record(case):
     err = case.get("error") or {}
-    return bool(case.get("harness_error")) or (case.get("result") is None and not err) or \
-        any(a in str(err.get("message", "")) for a in HARNESS_ARTEFACTS)
+    return bool(case.get("harness_error")) or (case.get("result") is None and not err) or any(a in str(err.get("message", "")) for a in HARNESS_ARTEFACTS)
 
 
 def oracle_cases():
@@ -61,9 +59,16 @@ def oracle_model(case, with_weights):
 
 def oracle_gpus(case):
     gpu = case["gpu"]
-    return [{"index": i, "name": gpu["name"], "memory_total_mib": gpu["memory_total_mib"],
-             "compute_capability": gpu.get("compute_capability"), "pre_model_load_gib": case["pre_model_load_gib"]}
-            for i in range(int(gpu.get("count", 1)))]
+    return [
+        {
+            "index": i,
+            "name": gpu["name"],
+            "memory_total_mib": gpu["memory_total_mib"],
+            "compute_capability": gpu.get("compute_capability"),
+            "pre_model_load_gib": case["pre_model_load_gib"],
+        }
+        for i in range(int(gpu.get("count", 1)))
+    ]
 
 
 def load_oom_in_harness(case, got_err):
@@ -87,15 +92,22 @@ def _as_the_oracle_counts(model, version, case):
     """The engine's own weights, less the post-load transform the oracle does not run (bench/oracle/README.md,
     "Weights"): the MLA absorbed ``w_kc``/``w_vc`` copies that ``post_load_weights`` makes on a real GPU."""
     rv, args, spec, total, source, override, ranks, gpu_mem, sm, _notes, env = engine._prepare(
-        model, oracle_gpus(case), case["server_args"], version, False, case.get("env") or {})
+        model, oracle_gpus(case), case["server_args"], version, False, case.get("env") or {}
+    )
     if not spec.is_mla:
         return model
     core = engine._core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     wb = core["weights"]
     absorbed = mla_absorbed_bytes(spec, core["resolved"].attn_tp)
-    return dict(model, weights={"target_param_bytes": wb.target_param_bytes,
-                                "target_buffer_bytes": wb.target_buffer_bytes - absorbed,
-                                "draft_param_bytes": wb.draft_param_bytes, "draft_buffer_bytes": wb.draft_buffer_bytes})
+    return dict(
+        model,
+        weights={
+            "target_param_bytes": wb.target_param_bytes,
+            "target_buffer_bytes": wb.target_buffer_bytes - absorbed,
+            "draft_param_bytes": wb.draft_param_bytes,
+            "draft_buffer_bytes": wb.draft_buffer_bytes,
+        },
+    )
 
 
 def oracle_agreement(version, case, with_weights):
@@ -110,19 +122,21 @@ def oracle_agreement(version, case, with_weights):
     res = evaluate(model, oracle_gpus(case), case["server_args"], version, env=case.get("env") or {}, with_fixes=False)
     want_err, got_err = case.get("error"), res["error"]
     if want_err or got_err:
-        same = bool(want_err and got_err) and (want_err["type"].split(".")[-1] == got_err["type"].split(".")[-1]
-                                               or load_oom_in_harness(case, got_err))
-        if same and with_weights and not load_oom_in_harness(case, got_err) and \
-                _comparable(want_err["message"]) != _comparable(got_err["message"]):
+        same = bool(want_err and got_err) and (want_err["type"].split(".")[-1] == got_err["type"].split(".")[-1] or load_oom_in_harness(case, got_err))
+        if same and with_weights and not load_oom_in_harness(case, got_err) and _comparable(want_err["message"]) != _comparable(got_err["message"]):
             return False, 100.0, f"message want={want_err['message'][:160]!r} got={got_err['message'][:160]!r}"
-        return same, 0.0 if same else 100.0, (f"error want={want_err and want_err['type']} "
-                                              f"got={got_err and got_err['type']}: "
-                                              f"{(got_err or {}).get('message', '')[:120]}")
+        return (
+            same,
+            0.0 if same else 100.0,
+            (f"error want={want_err and want_err['type']} got={got_err and got_err['type']}: {(got_err or {}).get('message', '')[:120]}"),
+        )
     totals, want = res["budget"]["totals"], case["result"]
     worst, bad = 0.0, []
-    for name, got, exp in (("max_total_num_tokens", totals["max_total_num_tokens"], want.get("max_total_num_tokens")),
-                           ("max_running_requests", totals["max_running_requests"], want.get("max_running_requests")),
-                           ("mamba_slots", totals["mamba_slots"], want.get("max_mamba_cache_size"))):
+    for name, got, exp in (
+        ("max_total_num_tokens", totals["max_total_num_tokens"], want.get("max_total_num_tokens")),
+        ("max_running_requests", totals["max_running_requests"], want.get("max_running_requests")),
+        ("mamba_slots", totals["mamba_slots"], want.get("max_mamba_cache_size")),
+    ):
         if exp is None or (got is not None and abs(got - exp) <= max(1, 0.01 * abs(exp))):
             continue
         bad.append(f"{name} got {got} want {exp}")
@@ -131,6 +145,7 @@ def oracle_agreement(version, case, with_weights):
 
 
 # ---------------------------------------------------------------- startup logs
+
 
 def startup_log_entries():
     index = STARTUP_DIR / "INDEX.yml"
@@ -145,8 +160,10 @@ def startup_log_case(entry):
     does not print them), the logged max_total_num_tokens, and whether the fraction is known (explicit, or the
     release is a pinned profile), which is what makes the log comparable.
     """
-    folder = next((base / entry["config_dir"] for base in (CONFIGS, STARTUP_DIR)
-                   if entry.get("config_dir") and (base / entry["config_dir"] / "config.json").exists()), None)
+    folder = next(
+        (base / entry["config_dir"] for base in (CONFIGS, STARTUP_DIR) if entry.get("config_dir") and (base / entry["config_dir"] / "config.json").exists()),
+        None,
+    )
     if folder is None:
         return None, "no config.json"
     obs = entry.get("observed") or {}
@@ -158,8 +175,9 @@ def startup_log_case(entry):
     args = {k: v for k, v in (entry.get("server_args") or {}).items() if v is not None and k in STARTUP_LOG_ARGS}
     gpu = entry.get("gpu") or {}
     total_mib = gpu.get("memory_total_mib") or (before + 1) * 1024
-    gpus = [{"index": i, "name": gpu.get("name", "GPU"), "memory_total_mib": total_mib, "pre_model_load_gib": before}
-            for i in range(int(args.get("tp_size") or 1))]
+    gpus = [
+        {"index": i, "name": gpu.get("name", "GPU"), "memory_total_mib": total_mib, "pre_model_load_gib": before} for i in range(int(args.get("tp_size") or 1))
+    ]
     version = str(entry.get("sglang_version") or "0.5.9")
     return {
         "model": load_model_dir(str(folder)),
@@ -177,5 +195,4 @@ def evaluate_startup_log(inputs, logged_weights):
     model = dict(inputs["model"])
     if logged_weights:
         model["weights"] = {"target_param_bytes": inputs["logged_weight_bytes"]}
-    return evaluate(model, inputs["gpus"], inputs["args"], inputs["version"], allow_nearest_profile=True,
-                    with_fixes=False)
+    return evaluate(model, inputs["gpus"], inputs["args"], inputs["version"], allow_nearest_profile=True, with_fixes=False)

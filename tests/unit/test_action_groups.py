@@ -16,17 +16,20 @@ RUNTIME = yaml.safe_load((REPO / "meta" / "runtime.yml").read_text())
 MODULES = sorted(p.stem for p in (REPO / "plugins" / "modules").glob("*.py") if p.stem != "__init__")
 # The options each group is meant to set, as its comment in meta/runtime.yml lists them.
 SHARED = {
-    "sglang": {"sglang_version", "server_args", "gpus", "gpu_indices", "model_id", "model_revision",
-               "calibration_store"},
-    "proxmox": {"api_host", "api_port", "api_user", "api_password", "api_otp", "api_token_id", "api_token_secret",
-                "ca_path", "api_timeout", "validate_certs"},
+    "sglang": {"sglang_version", "server_args", "gpus", "gpu_indices", "model_id", "model_revision", "calibration_store"},
+    "proxmox": {"api_host", "api_port", "api_user", "api_password", "api_otp", "api_token_id", "api_token_secret", "ca_path", "api_timeout", "validate_certs"},
 }
 
 
 @pytest.fixture(scope="module")
 def docs():
-    proc = subprocess.run(["ansible-doc", "-t", "module", "--json"] + ["llmops.sglang." + m for m in MODULES],
-                          capture_output=True, text=True, check=True, env=dict(os.environ, ANSIBLE_NOCOLOR="1"))
+    proc = subprocess.run(
+        ["ansible-doc", "-t", "module", "--json"] + ["llmops.sglang." + m for m in MODULES],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, ANSIBLE_NOCOLOR="1"),
+    )
     return {name.rsplit(".", 1)[1]: entry["doc"] for name, entry in json.loads(proc.stdout).items()}
 
 

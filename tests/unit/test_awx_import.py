@@ -1,6 +1,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """``awx/job_template.json`` is an ``awx import`` file (awxkit's format) whose survey, credential types and
 references agree with the playbooks and the roles' argument specs."""
+
 import json
 import pathlib
 import re
@@ -61,8 +62,7 @@ def test_every_asset_has_the_natural_key_awx_import_looks_it_up_by(assets):
             assert key["type"] == kind and set(key) == {*fields, "type"}, (resource, key)
             for field in fields:
                 # A job template's organization is its project's (AWX derives it; the API does not take it).
-                own = asset["project"]["organization"] if (resource, field) == ("job_templates", "organization") \
-                    else asset[field]
+                own = asset["project"]["organization"] if (resource, field) == ("job_templates", "organization") else asset[field]
                 assert own == key[field], (resource, field, own, key[field])
 
 

@@ -37,8 +37,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import (  #
 @pytest.fixture(scope="module")
 def index_url():
     """A loopback PEP 691 JSON simple index that lists the registry's releases of sglang."""
-    body = json.dumps({"meta": {"api-version": "1.1"}, "name": "sglang", "files": [],
-                       "versions": list(SUPPORTED_VERSIONS)}).encode()
+    body = json.dumps({"meta": {"api-version": "1.1"}, "name": "sglang", "files": [], "versions": list(SUPPORTED_VERSIONS)}).encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
@@ -66,6 +65,7 @@ def sources_cached(*versions):
 
 # ---------------------------------------------------------------- what can be drafted
 
+
 def test_a_release_missing_from_the_index_fails_clearly(index_url, capsys):
     with pytest.raises(SystemExit) as exc:
         draft_release.main(["0.5.24", "--check", "--index", index_url])
@@ -74,17 +74,19 @@ def test_a_release_missing_from_the_index_fails_clearly(index_url, capsys):
 
 
 def test_a_listed_release_passes_the_check(index_url, capsys):
-    assert draft_release.main([SUPPORTED_VERSIONS[-1], "--previous", SUPPORTED_VERSIONS[-2], "--check",
-                               "--index", index_url]) == 0
+    assert draft_release.main([SUPPORTED_VERSIONS[-1], "--previous", SUPPORTED_VERSIONS[-2], "--check", "--index", index_url]) == 0
     assert f"drafted from {SUPPORTED_VERSIONS[-2]}" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["0.5.x"], "is not an SGLang version"),
-    ([SUPPORTED_VERSIONS[-1]], "is already in the registry"),
-    (["0.5.24", "--previous", "0.5.8"], "is not in the registry"),
-    ([SUPPORTED_VERSIONS[-2], "--previous", SUPPORTED_VERSIONS[-1]], "is not newer than"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["0.5.x"], "is not an SGLang version"),
+        ([SUPPORTED_VERSIONS[-1]], "is already in the registry"),
+        (["0.5.24", "--previous", "0.5.8"], "is not in the registry"),
+        ([SUPPORTED_VERSIONS[-2], "--previous", SUPPORTED_VERSIONS[-1]], "is not newer than"),
+    ],
+)
 def test_what_cannot_be_drafted_is_refused_before_the_index(argv, message):
     # an index nobody serves: each refusal must come before it is read
     with pytest.raises(SystemExit, match=message):
@@ -98,10 +100,12 @@ def test_sizing_names_follow_the_registry():
 
 # ---------------------------------------------------------------- the field map
 
+
 def test_every_behaviour_field_has_one_source_area_in_declaration_order():
     fields = [f.name for f in dataclasses.fields(SizingBehaviour)]
     assert [a.field for a in draft_release.SOURCE_AREAS] == fields, (
-        "scripts/draft_release.py SOURCE_AREAS must name, for each SizingBehaviour field, where SGLang decides it")
+        "scripts/draft_release.py SOURCE_AREAS must name, for each SizingBehaviour field, where SGLang decides it"
+    )
 
 
 def test_unread_files_are_indeed_outside_release_diff():
@@ -134,6 +138,7 @@ def test_every_mapped_name_is_defined_in_the_modules_release_diff_reads():
 
 # ---------------------------------------------------------------- drafts of real pairs
 
+
 def _behaviour_differences(previous, new):
     a, b = RELEASES[previous].sizing, RELEASES[new].sizing
     return {f.name for f in dataclasses.fields(SizingBehaviour) if getattr(a, f.name) != getattr(b, f.name)}
@@ -156,21 +161,23 @@ def test_drafting_0_5_23_as_if_0_5_22_were_the_newest_release(index_url, tmp_pat
     assert draft_release.main(["0.5.23", "--previous", "0.5.22", "--out", str(tmp_path), "--index", index_url]) == 0
     text = (tmp_path / "0.5.23.md").read_text()
     assert str(tmp_path / "0.5.23.md") in capsys.readouterr().out
-    assert "# SGLang 0.5.22 -> 0.5.23: sizing-relevant changes" in text          # (a) the diff report
-    assert "_SIZING_0_5_23 = replace(\n    _SIZING_0_5_22,\n" in text            # (b) the entry
+    assert "# SGLang 0.5.22 -> 0.5.23: sizing-relevant changes" in text  # (a) the diff report
+    assert "_SIZING_0_5_23 = replace(\n    _SIZING_0_5_22,\n" in text  # (b) the entry
     assert '    ("0.5.23", None, None),' in text
-    entry = text[text.index("_SIZING_0_5_23 = replace("):text.index('("0.5.23", None, None)')]
+    start, end = text.index("_SIZING_0_5_23 = replace("), text.index('("0.5.23", None, None)')
+    entry = text[start:end]
     # the three differences releases.py documents between 0.5.22 and 0.5.23, each from its source area
     for field in ("mla_prefill_graph_max_tokens", "requests_per_worker_at_least_one", "messages"):
         assert f"    # {field}=...," in entry
     assert "handle_gpu_memory_settings changed [srt/arg_groups/memory_hook.py:47" in text
     assert "KVCacheConfigurator.resolve_max_num_reqs changed" in text
-    assert "`weight_dtype_quirks`: `srt/models/qwen3_5.py`" in text               # read by hand
-    for step in draft_release.checklist("0.5.23", "0.5.22"):                        # (c) the checklist
+    assert "`weight_dtype_quirks`: `srt/models/qwen3_5.py`" in text  # read by hand
+    for step in draft_release.checklist("0.5.23", "0.5.22"):  # (c) the checklist
         assert step in text
 
 
 # ---------------------------------------------------------------- one checklist, make release
+
 
 def test_contributing_md_holds_the_drafts_checklist():
     contributing = (ROOT / "CONTRIBUTING.md").read_text()
@@ -183,15 +190,18 @@ MAKE = ["make", "-o", "venv", "-o", "link"]
 
 
 def test_make_release_runs_the_steps_in_order():
-    proc = subprocess.run(MAKE + ["-n", "release", "V=0.5.24", "ORACLE=1"], cwd=ROOT, capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(MAKE + ["-n", "release", "V=0.5.24", "ORACLE=1"], cwd=ROOT, capture_output=True, text=True, check=True)
     steps = [line for line in proc.stdout.splitlines() if "scripts/" in line or "bench/oracle/run.sh" in line]
     assert [s.split()[1] if "scripts/" in s else s for s in steps] == [
-        "scripts/draft_release.py", "scripts/gen_flag_catalog.py", "scripts/gen_arch_catalog.py",
-        "scripts/gen_release_pins.py", "scripts/draft_release.py", 'ORACLE_VERSIONS="0.5.24" bash bench/oracle/run.sh']
+        "scripts/draft_release.py",
+        "scripts/gen_flag_catalog.py",
+        "scripts/gen_arch_catalog.py",
+        "scripts/gen_release_pins.py",
+        "scripts/draft_release.py",
+        'ORACLE_VERSIONS="0.5.24" bash bench/oracle/run.sh',
+    ]
     assert "--check" in steps[0] and "--check" not in steps[4]
-    without = subprocess.run(MAKE + ["-n", "release", "V=0.5.24"], cwd=ROOT, capture_output=True, text=True,
-                             check=True)
+    without = subprocess.run(MAKE + ["-n", "release", "V=0.5.24"], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "bench/oracle/run.sh" not in without.stdout
 
 

@@ -4,6 +4,7 @@
 Building the image itself needs a container engine and the base image from a registry, which this machine
 cannot reach; `ansible-builder create` is what AWX/AAP users run first and what validates the definition.
 """
+
 import os
 import shutil
 import subprocess
@@ -19,10 +20,16 @@ BIN = os.path.dirname(sys.executable)
 def test_ansible_builder_create(tmp_path):
     shutil.copy(os.path.join(REPO, "execution-environment.yml"), tmp_path)
     shutil.copytree(os.path.join(REPO, "meta", "ee"), tmp_path / "meta" / "ee")
-    subprocess.run([os.path.join(BIN, "ansible-galaxy"), "collection", "build", "--output-path",
-                    str(tmp_path / ".build" / "dist"), REPO], check=True, capture_output=True)
-    proc = subprocess.run([os.path.join(BIN, "ansible-builder"), "create", "-f", "execution-environment.yml",
-                           "-c", "context"], cwd=tmp_path, capture_output=True, text=True, check=False)
+    subprocess.run(
+        [os.path.join(BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / ".build" / "dist"), REPO], check=True, capture_output=True
+    )
+    proc = subprocess.run(
+        [os.path.join(BIN, "ansible-builder"), "create", "-f", "execution-environment.yml", "-c", "context"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     context = tmp_path / "context"
     containerfile = (context / "Containerfile").read_text()

@@ -82,8 +82,7 @@ def test_log_corpus_entries_are_well_formed():
         assert isinstance(source, str) and source.strip(), "%s: no source" % entry["file"]
         if entry["kind"] == "real":
             assert URL.match(entry["source_url"]), "%s: source_url must be a public https URL" % entry["file"]
-            assert entry["file"].startswith("real/%s/" % entry["label"]), (
-                "%s: real fixtures live under real/<label>/" % entry["file"])
+            assert entry["file"].startswith("real/%s/" % entry["label"]), "%s: real fixtures live under real/<label>/" % entry["file"]
 
 
 def test_every_real_log_file_is_indexed():
@@ -96,14 +95,12 @@ def test_every_real_log_file_is_indexed():
 def test_healthy_logs_reach_serving_and_show_no_failure():
     """A `none` excerpt must show the server up (the ready banner, Uvicorn bound, or requests being
     answered) and nothing that SGLang prints on a failed start."""
-    failure_marks = ("Traceback (most recent call last)", "Scheduler hit an exception", "Initialization failed",
-                     "Received sigquit", "out of memory", "Killed")
+    failure_marks = ("Traceback (most recent call last)", "Scheduler hit an exception", "Initialization failed", "Received sigquit", "out of memory", "Killed")
     entries = [e for e in _log_entries() if e["label"] == "none" and e["kind"] == "real"]
     for entry in entries:
         text = (LOGS / entry["file"]).read_text(encoding="utf-8", errors="replace")
         serving = re.search(r'"(?:POST|GET) /(?:generate|v1/\S+|health\S*) HTTP/1\.1" 200', text)
-        assert ("The server is fired up and ready to roll!" in text or "Uvicorn running on" in text
-                or serving), entry["file"]
+        assert "The server is fired up and ready to roll!" in text or "Uvicorn running on" in text or serving, entry["file"]
         for mark in failure_marks:
             assert mark not in text, "%s: healthy excerpt contains %r" % (entry["file"], mark)
 
@@ -132,9 +129,13 @@ def test_startup_log_entries_carry_recomputable_numbers():
         assert isinstance(tokens, int) and tokens > 0, "%s: observed.max_total_num_tokens" % entry["file"]
         text = path.read_text(encoding="utf-8", errors="replace")
         printed = {int(n) for n in re.findall(r"(?:#tokens: |max_total_num_tokens=)(\d+)", text)}
-        assert KV_LINE.search(text) and tokens in printed, (
-            "%s: observed.max_total_num_tokens=%s is not what the log prints (%s)" % (entry["file"], tokens, sorted(printed)))
+        assert KV_LINE.search(text) and tokens in printed, "%s: observed.max_total_num_tokens=%s is not what the log prints (%s)" % (
+            entry["file"],
+            tokens,
+            sorted(printed),
+        )
         config_dir = entry.get("config_dir")
         if config_dir:
-            assert (FIXTURES / "model-configs" / config_dir / "config.json").is_file() or (
-                STARTUP / config_dir / "config.json").is_file(), "%s: config_dir %s not found" % (entry["file"], config_dir)
+            assert (FIXTURES / "model-configs" / config_dir / "config.json").is_file() or (STARTUP / config_dir / "config.json").is_file(), (
+                "%s: config_dir %s not found" % (entry["file"], config_dir)
+            )

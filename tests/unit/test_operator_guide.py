@@ -2,6 +2,7 @@
 """The operator's guide (docs/docsite/rst): every page parses without a docutils warning, starts with its
 antsibull-docs label and is in extra-docs.yml; the generated troubleshooting tables render the catalog's text
 unchanged, and a stale table is caught."""
+
 import importlib.util
 import pathlib
 import re

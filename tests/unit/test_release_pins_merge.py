@@ -36,5 +36,4 @@ def test_a_regenerated_release_replaces_its_entry_and_keeps_the_others():
 
 
 def test_the_first_run_writes_only_what_it_generated():
-    assert merge([], [release("0.5.23"), release("0.5.9")]) == [
-        entry for entry in COMMITTED if entry["version"] in ("0.5.9", "0.5.23")]
+    assert merge([], [release("0.5.23"), release("0.5.9")]) == [entry for entry in COMMITTED if entry["version"] in ("0.5.9", "0.5.23")]

@@ -2,6 +2,7 @@
 # Copyright: (c) 2026, llmops.sglang maintainers
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """scripts/secret_scan.py, the scan `make molecule` and the end-to-end test run over their -vvvv output."""
+
 import json
 import os
 import sys
@@ -18,8 +19,7 @@ SECRET = "p@ss w/rd\"Q7"
 def test_every_spelling_of_a_secret_is_found_with_its_line(tmp_path):
     log = tmp_path / "logs" / "run.log"
     log.parent.mkdir()
-    log.write_text("ok\nEXEC HTTPS_PROXY=http://u:%s@proxy\n{\"msg\": \"%s\"}\n%s\n" % (
-        SECRET, json.dumps(SECRET)[1:-1], quote(SECRET, safe="")))
+    log.write_text("ok\nEXEC HTTPS_PROXY=http://u:%s@proxy\n{\"msg\": \"%s\"}\n%s\n" % (SECRET, json.dumps(SECRET)[1:-1], quote(SECRET, safe="")))
     (tmp_path / "logs" / "clean.log").write_text("nothing here\n")
     hits = secret_scan.scan([str(tmp_path / "logs")], {"proxy password": SECRET})
     assert [(os.path.basename(h.path), h.line) for h in hits] == [("run.log", 2), ("run.log", 3), ("run.log", 4)]

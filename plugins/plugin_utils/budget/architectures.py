@@ -63,7 +63,7 @@ class ArchitectureLayout:
     qk_norm: str = ""
     qk_norm_key: str = ""
     gated_mlp: bool = True
-    mlp_bias: Optional[bool] = False      # None: same as the qkv bias
+    mlp_bias: Optional[bool] = False  # None: same as the qkv bias
     norms_per_layer: int = 2
     norm_bias: bool = False
     norm_params: bool = True
@@ -94,7 +94,7 @@ def _moe(module: str, **kw: Any) -> ArchitectureLayout:
 
 # SGLang 0.5.23 ``srt/models`` module of each class (the same class exists in 0.5.9 unless noted in the release's
 # architecture catalog). Layout facts cite the module that builds them.
-_LLAMA_BIAS = ("attention_bias", "bias")   # llama.py: bias=getattr(config, "attention_bias", False) or "bias"
+_LLAMA_BIAS = ("attention_bias", "bias")  # llama.py: bias=getattr(config, "attention_bias", False) or "bias"
 
 VERIFIED: Dict[str, ArchitectureLayout] = {
     "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
@@ -104,12 +104,12 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # gemma3_causal.py: a plain nn.Embedding (Gemma3TextScaledWordEmbedding: whole and unpadded on every rank),
     # q/k RMSNorm over head_dim, four Gemma3RMSNorm per layer, tied by default; get_rope with the local and the
     # global base and rope_scaling {"rope_type": "default"}; sliding layers only mask attention (one full pool)
-    "Gemma3ForCausalLM": _dense("gemma3_causal.py", qk_norm="head", norms_per_layer=4, tie_default=True,
-                                embed_replicated=True, rope_layout="local_global_unscaled"),
+    "Gemma3ForCausalLM": _dense(
+        "gemma3_causal.py", qk_norm="head", norms_per_layer=4, tie_default=True, embed_replicated=True, rope_layout="local_global_unscaled"
+    ),
     # glm4.py: qkv bias = attention_bias (default on), o_proj none, input/post_attention/post_self_attn/post_mlp
     # RMSNorm, rotary over partial_rotary_factor (default 0.5) of the head
-    "Glm4ForCausalLM": _dense("glm4.py", bias_default=True, o_bias=False, norms_per_layer=4,
-                              partial_rotary_default=0.5),
+    "Glm4ForCausalLM": _dense("glm4.py", bias_default=True, o_bias=False, norms_per_layer=4, partial_rotary_default=0.5),
     # arcee.py: up/down relu2 MLP (not gated), Llama attention, never tied ("Arcee does not tie word embeddings")
     "ArceeForCausalLM": _dense("arcee.py", bias_key=_LLAMA_BIAS, gated_mlp=False, tie="never"),
     # ernie4.py: LlamaAttention with bias = use_bias on qkv and o_proj, gated MLP, tied by default
@@ -117,13 +117,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # granite.py: qkv/o and the MLP without bias whatever the config says; the multipliers are scalars
     "GraniteForCausalLM": _dense("granite.py", qkv_bias=False),
     # exaone.py with SGLang's ExaoneConfig (configs/exaone.py): num_layers, tie_word_embeddings default on
-    "ExaoneForCausalLM": _dense("exaone.py", qkv_bias=False, tie_default=True,
-                                config_aliases=(("num_hidden_layers", "num_layers"),)),
+    "ExaoneForCausalLM": _dense("exaone.py", qkv_bias=False, tie_default=True, config_aliases=(("num_hidden_layers", "num_layers"),)),
     # stablelm.py: qkv bias = use_qkv_bias, o_proj none, LayerNorms with bias, rotary over rope_pct, its own
     # unquantized head
-    "StableLmForCausalLM": _dense("stablelm.py", bias_key=("use_qkv_bias",), o_bias=False, norm_bias=True,
-                                  tie="never"),
-    "Qwen2ForCausalLM": _dense("qwen2.py", qkv_bias=True, o_bias=False),   # qwen2.py: qkv bias=True, o_proj none
+    "StableLmForCausalLM": _dense("stablelm.py", bias_key=("use_qkv_bias",), o_bias=False, norm_bias=True, tie="never"),
+    "Qwen2ForCausalLM": _dense("qwen2.py", qkv_bias=True, o_bias=False),  # qwen2.py: qkv bias=True, o_proj none
     # llama.py: class Phi3ForCausalLM(LlamaForCausalLM) loads the fused qkv/gate_up checkpoint; no biases
     "Phi3ForCausalLM": _dense("llama.py"),
     # gemma2.py: gelu gate_up, input/post_attention/pre_feedforward/post_feedforward GemmaRMSNorm, logits from
@@ -131,46 +129,56 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Gemma2ForCausalLM": _dense("gemma2.py", norms_per_layer=4, tie="always"),
     # commandr.py: parallel block with one weight-only LayerNorm, per-head q/k LayerNorm split over TP when
     # use_qk_norm, logits from embed_tokens, RoPE rows = model_max_length when set
-    "CohereForCausalLM": _dense("commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm",
-                                norms_per_layer=1, tie="always", rope_rows_key="model_max_length"),
+    "CohereForCausalLM": _dense(
+        "commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm", norms_per_layer=1, tie="always", rope_rows_key="model_max_length"
+    ),
     # commandr.py: class Cohere2ForCausalLM(CohereForCausalLM); its sliding layers only mask attention
-    "Cohere2ForCausalLM": _dense("commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm",
-                                 norms_per_layer=1, tie="always", rope_rows_key="model_max_length"),
+    "Cohere2ForCausalLM": _dense(
+        "commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm", norms_per_layer=1, tie="always", rope_rows_key="model_max_length"
+    ),
     # olmo2.py: post-attention and post-feedforward RMSNorm only, q_norm over hidden and k_norm over all KV heads
     # on every rank
     # and its override (0.5.9 server_args.py:1499-1519, 0.5.23 arg_groups/model_overrides/olmo2.py) defaults the
     # attention backend to trtllm_mha on SM100, fa3 from SM80, triton below
-    "Olmo2ForCausalLM": _dense("olmo2.py", qk_norm="full_projection",
-                               attention_backend_by_sm=("trtllm_mha", "fa3", "triton")),
+    "Olmo2ForCausalLM": _dense("olmo2.py", qk_norm="full_projection", attention_backend_by_sm=("trtllm_mha", "fa3", "triton")),
     # starcoder2.py: c_fc/c_proj (not gated) and qkv/o with bias = use_bias (default True), LayerNorms with bias
-    "Starcoder2ForCausalLM": _dense("starcoder2.py", bias_key=("use_bias",), bias_default=True, gated_mlp=False,
-                                    mlp_bias=None, norm_bias=True, tie_default=True),
+    "Starcoder2ForCausalLM": _dense(
+        "starcoder2.py", bias_key=("use_bias",), bias_default=True, gated_mlp=False, mlp_bias=None, norm_bias=True, tie_default=True
+    ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
-    "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1,
-                             norm_bias=True, lm_head_bias=True),
+    "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),
     # mixtral.py: every layer MoE (num_local_experts x intermediate_size), router without bias
     "MixtralForCausalLM": _moe("mixtral.py", tie="never"),
     # dbrx.py: DBRX's own field names (d_model, n_heads, n_layers, attn_config, ffn_config), raw expert tensors split
     # over TP and never quantized, weight-only LayerNorms, its own lm_head
-    "DbrxForCausalLM": _moe("dbrx.py", qkv_bias=False, all_layers_moe=True, tie="never", experts_quantizable=False,
-                            config_aliases=(("hidden_size", "d_model"), ("num_attention_heads", "n_heads"),
-                                            ("num_hidden_layers", "n_layers"),
-                                            ("max_position_embeddings", "max_seq_len"),
-                                            ("num_key_value_heads", "attn_config.kv_n_heads"),
-                                            ("num_local_experts", "ffn_config.moe_num_experts"),
-                                            ("intermediate_size", "ffn_config.ffn_hidden_size"))),
+    "DbrxForCausalLM": _moe(
+        "dbrx.py",
+        qkv_bias=False,
+        all_layers_moe=True,
+        tie="never",
+        experts_quantizable=False,
+        config_aliases=(
+            ("hidden_size", "d_model"),
+            ("num_attention_heads", "n_heads"),
+            ("num_hidden_layers", "n_layers"),
+            ("max_position_embeddings", "max_seq_len"),
+            ("num_key_value_heads", "attn_config.kv_n_heads"),
+            ("num_local_experts", "ffn_config.moe_num_experts"),
+            ("intermediate_size", "ffn_config.ffn_hidden_size"),
+        ),
+    ),
     # granitemoe.py: num_local_experts x intermediate_size in every layer, no biases, router without bias
     "GraniteMoeForCausalLM": _moe("granitemoe.py", qkv_bias=False, all_layers_moe=True),
     # olmoe.py: every layer MoE, q_norm and k_norm over the whole hidden size on every rank, its own lm_head
-    "OlmoeForCausalLM": _moe("olmoe.py", qkv_bias=False, qk_norm="full_projection", tie="never",
-                             all_layers_moe=True),
+    "OlmoeForCausalLM": _moe("olmoe.py", qkv_bias=False, qk_norm="full_projection", tie="never", all_layers_moe=True),
     # phimoe.py: qkv/o bias = attention_bias, LayerNorms with bias, every layer MoE, lm_head with bias
     "PhiMoEForCausalLM": _moe("phimoe.py", norm_bias=True, lm_head_bias=True, all_layers_moe=True),
     # qwen2_moe.py: qkv bias (qkv_bias, default on), every layer MoE (is_layer_sparse = True: decoder_sparse_step and
     # mlp_only_layers are not read), a shared expert of shared_expert_intermediate_size with its 1 x hidden gate,
     # its own lm_head
-    "Qwen2MoeForCausalLM": _moe("qwen2_moe.py", bias_key=("qkv_bias",), bias_default=True, o_bias=False,
-                                shared_expert_gate=True, tie="never", all_layers_moe=True),
+    "Qwen2MoeForCausalLM": _moe(
+        "qwen2_moe.py", bias_key=("qkv_bias",), bias_default=True, o_bias=False, shared_expert_gate=True, tie="never", all_layers_moe=True
+    ),
     "Qwen3ForCausalLM": _dense("qwen3.py", qk_norm="head"),
     "Qwen3MoeForCausalLM": _moe("qwen3_moe.py", qk_norm="head"),
     # minimax_m2.py: the gate is ReplicatedLinear(params_dtype=torch.float32) in every registry release
@@ -180,35 +188,64 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
     "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
     "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
-    "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head",
-                                               shared_expert_gate=True),
-    "Qwen3_5ForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
-                                                          shared_expert_gate=True, multimodal=True),
-    "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
-                                                             shared_expert_gate=True, multimodal=True),
-    "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
-                                             shared_expert_gate=True),
-    "Qwen3_5MoeForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head",
-                                                shared_expert_gate=True),
-    "NemotronHForCausalLM": ArchitectureLayout(family="mamba2", module="nemotron_h.py", gated_mlp=False,
-                                               norms_per_layer=1),
+    "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head", shared_expert_gate=True),
+    "Qwen3_5ForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
+    "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
+    "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
+    "Qwen3_5MoeForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
+    "NemotronHForCausalLM": ArchitectureLayout(family="mamba2", module="nemotron_h.py", gated_mlp=False, norms_per_layer=1),
 }
 
 # Config keys that mean a layer kind or tower the generic layout does not describe (state-space or linear
 # attention, MLA, multimodal towers, chunked or per-layer attention kinds). A config holding one is refused.
 _NON_GENERIC_KEYS = (
-    "mamba", "ssm", "conv_l_cache", "linear_attn", "linear_num", "hybrid", "full_attn_idxs", "block_types",
-    "kv_lora_rank", "vision_config", "audio_config", "text_config", "attention_chunk_size", "altup", "laurel",
-    "efficient_attention", "lightning", "attn_type_list", "no_rope_layers", "alibi",
-    "global_attn_every_n_layers", "num_nextn_predict_layers", "block_configs",
+    "mamba",
+    "ssm",
+    "conv_l_cache",
+    "linear_attn",
+    "linear_num",
+    "hybrid",
+    "full_attn_idxs",
+    "block_types",
+    "kv_lora_rank",
+    "vision_config",
+    "audio_config",
+    "text_config",
+    "attention_chunk_size",
+    "altup",
+    "laurel",
+    "efficient_attention",
+    "lightning",
+    "attn_type_list",
+    "no_rope_layers",
+    "alibi",
+    "global_attn_every_n_layers",
+    "num_nextn_predict_layers",
+    "block_configs",
 )
 _EXPERT_COUNT_KEYS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
-GENERIC_FIELDS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
-                  "intermediate_size", "vocab_size", "tie_word_embeddings", "attention_bias",
-                  "max_position_embeddings", "rope_scaling", "torch_dtype")
-GENERIC_MOE_FIELDS = _EXPERT_COUNT_KEYS + ("moe_intermediate_size", "shared_expert_intermediate_size",
-                                           "n_shared_experts", "decoder_sparse_step", "first_k_dense_replace",
-                                           "mlp_only_layers")
+GENERIC_FIELDS = (
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "tie_word_embeddings",
+    "attention_bias",
+    "max_position_embeddings",
+    "rope_scaling",
+    "torch_dtype",
+)
+GENERIC_MOE_FIELDS = _EXPERT_COUNT_KEYS + (
+    "moe_intermediate_size",
+    "shared_expert_intermediate_size",
+    "n_shared_experts",
+    "decoder_sparse_step",
+    "first_k_dense_replace",
+    "mlp_only_layers",
+)
 
 
 @dataclass(frozen=True)
@@ -231,14 +268,18 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError:
-        raise BudgetInputError("sglang_version", f"{version} has no architecture catalog ({path})",
-                               f"run `make catalogs` (scripts/gen_arch_catalog.py {version})") from None
-    return ReleaseArchitectures(version=version, entry_classes=data["entry_classes"],
-                                special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
-                                config_model_types=data["config_model_types"],
-                                transformers_version=data["transformers"]["version"],
-                                transformers_model_types=frozenset(data["transformers"]["model_types"]),
-                                transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]))
+        raise BudgetInputError(
+            "sglang_version", f"{version} has no architecture catalog ({path})", f"run `make catalogs` (scripts/gen_arch_catalog.py {version})"
+        ) from None
+    return ReleaseArchitectures(
+        version=version,
+        entry_classes=data["entry_classes"],
+        special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
+        config_model_types=data["config_model_types"],
+        transformers_version=data["transformers"]["version"],
+        transformers_model_types=frozenset(data["transformers"]["model_types"]),
+        transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),
+    )
 
 
 @dataclass(frozen=True)
@@ -246,13 +287,12 @@ class ArchitectureSupport:
     """How the engine predicts one checkpoint's class under one release (returned as ``architecture``)."""
 
     name: str
-    support: str                       # verified | generic
+    support: str  # verified | generic
     sglang_module: str
     fields_used: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"name": self.name, "support": self.support, "sglang_module": self.sglang_module,
-                "fields_used": list(self.fields_used)}
+        return {"name": self.name, "support": self.support, "sglang_module": self.sglang_module, "fields_used": list(self.fields_used)}
 
 
 # ``layer_types`` values of plain attention: SGLang gives a class it does not list as hybrid SWA one full-size KV
@@ -283,8 +323,7 @@ def verified_names() -> Tuple[str, ...]:
 
 
 def _supported_hint() -> str:
-    return f"use a verified architecture ({', '.join(verified_names())}), or a standard decoder SGLang does not " \
-           f"special-case"
+    return f"use a verified architecture ({', '.join(verified_names())}), or a standard decoder SGLang does not special-case"
 
 
 def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRelease") -> ArchitectureSupport:
@@ -292,53 +331,59 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
     catalog = release_architectures(release.version)
     module = catalog.entry_classes.get(name)
     model_type = str(config.get("model_type") or "")
-    if module is None and name in catalog.transformers_causal_lm_classes and \
-            model_type in catalog.transformers_model_types and not non_generic_keys(config) and not is_moe_config(config):
+    if (
+        module is None
+        and name in catalog.transformers_causal_lm_classes
+        and model_type in catalog.transformers_model_types
+        and not non_generic_keys(config)
+        and not is_moe_config(config)
+    ):
         # model_loader/utils.py get_model_architecture: a class with no SGLang implementation runs on the
         # Transformers backend (TransformersForCausalLM), which builds the HF model: standard paged KV
         fields = tuple(k for k in GENERIC_FIELDS if k in config)
-        return ArchitectureSupport(name=name, support="generic", fields_used=fields,
-                                   sglang_module="models/transformers.py (Transformers backend)")
+        return ArchitectureSupport(name=name, support="generic", fields_used=fields, sglang_module="models/transformers.py (Transformers backend)")
     if module is None:
         served = [v for v in _catalog_versions() if name in release_architectures(v).entry_classes]
-        where = f"; SGLang {served[0]} is the first release that has it" if served else \
-            "; no release in the registry has it (SGLang would fall back to its Transformers backend, which the " \
-            "budget does not model)"
+        where = (
+            f"; SGLang {served[0]} is the first release that has it"
+            if served
+            else "; no release in the registry has it (SGLang would fall back to its Transformers backend, which the budget does not model)"
+        )
         raise BudgetInputError(
-            "model.config.architectures", f"{name} is not a model class of SGLang {release.version}{where}",
-            f"pin a release that serves it (sglang_version), or check config.json's architectures; {_supported_hint()}")
+            "model.config.architectures",
+            f"{name} is not a model class of SGLang {release.version}{where}",
+            f"pin a release that serves it (sglang_version), or check config.json's architectures; {_supported_hint()}",
+        )
     if name in VERIFIED:
         return ArchitectureSupport(name=name, support="verified", sglang_module=module)
     special = catalog.special_cased.get(name)
     if special:
         reason = f"SGLang {release.version} special-cases it in {', '.join(special[:3])}"
     elif model_type in catalog.config_model_types:
-        reason = f"SGLang {release.version} parses its model_type {model_type!r} with its own config class " \
-                 f"({catalog.config_model_types[model_type]})"
+        reason = f"SGLang {release.version} parses its model_type {model_type!r} with its own config class ({catalog.config_model_types[model_type]})"
     elif non_generic_keys(config):
-        reason = f"its config.json declares {', '.join(non_generic_keys(config)[:4])}, which a standard " \
-                 f"attention layout does not describe"
+        reason = f"its config.json declares {', '.join(non_generic_keys(config)[:4])}, which a standard attention layout does not describe"
     else:
-        fields = tuple(k for k in GENERIC_FIELDS + (GENERIC_MOE_FIELDS if is_moe_config(config) else ())
-                       if k in config)
+        fields = tuple(k for k in GENERIC_FIELDS + (GENERIC_MOE_FIELDS if is_moe_config(config) else ()) if k in config)
         return ArchitectureSupport(name=name, support="generic", sglang_module=module, fields_used=fields)
-    raise BudgetInputError("model.config.architectures",
-                           f"{name} ({module}) is not modelled by the budget engine: {reason}", _supported_hint())
+    raise BudgetInputError("model.config.architectures", f"{name} ({module}) is not modelled by the budget engine: {reason}", _supported_hint())
 
 
-REMOTE_CODE_MESSAGE = ("The repository {model} contains custom code which must be executed to correctly load the "
-                       "model. Please pass the argument `trust_remote_code=True` to allow custom code to be run.")
+REMOTE_CODE_MESSAGE = (
+    "The repository {model} contains custom code which must be executed to correctly load the "
+    "model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."
+)
 UNKNOWN_TYPE_MESSAGE = (
     "The checkpoint you are trying to load has model type `{model_type}` but Transformers does not recognize this "
     "architecture. This could be because of an issue with the checkpoint, or because your version of Transformers is "
     "out of date.\n\nYou can update Transformers with the command `pip install --upgrade transformers`. If this does "
     "not work, and the checkpoint is very new, then there may not be a release version that supports this model yet. "
     "In this case, you can get the most up-to-date code by installing Transformers from source with the command "
-    "`pip install git+https://github.com/huggingface/transformers.git`")
+    "`pip install git+https://github.com/huggingface/transformers.git`"
+)
 
 
-def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_remote_code: bool,
-                      model: str = "") -> Optional[str]:
+def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_remote_code: bool, model: str = "") -> Optional[str]:
     """transformers' refusal when SGLang loads a config whose ``model_type`` neither SGLang's own config classes nor
     the release's pinned transformers know (utils/hf_transformers get_config -> AutoConfig.from_pretrained): custom
     code named in ``auto_map`` needs ``--trust-remote-code``; without ``auto_map`` the type is unknown."""
@@ -350,12 +395,12 @@ def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_re
         return None
     auto_map = config.get("auto_map")
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
-        return None if trust_remote_code else \
-            REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
+        return None if trust_remote_code else REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
     return UNKNOWN_TYPE_MESSAGE.format(model_type=model_type)
 
 
 @functools.lru_cache(maxsize=1)
 def _catalog_versions() -> Tuple[str, ...]:
     from ..releases import SUPPORTED_VERSIONS
+
     return tuple(SUPPORTED_VERSIONS)

@@ -36,8 +36,7 @@ class ReleaseComparison:
         return next((o.version for o in self.outcomes if o.verdict in ("fits", "degraded")), None)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"releases": [asdict(o) for o in self.outcomes],
-                "first_release_that_starts": self.first_release_that_starts}
+        return {"releases": [asdict(o) for o in self.outcomes], "first_release_that_starts": self.first_release_that_starts}
 
 
 def compare_releases(model: Any, gpus: Any, server_args: Any, env: Optional[Dict[str, str]] = None) -> ReleaseComparison:
@@ -45,17 +44,24 @@ def compare_releases(model: Any, gpus: Any, server_args: Any, env: Optional[Dict
     outcomes: List[ReleaseOutcome] = []
     for version, release in RELEASES.items():
         if release.sizing is None:
-            outcomes.append(ReleaseOutcome(version, "not_modelled", None, None, None, None, None,
-                                           f"SGLang {version}'s startup sizing is not modelled yet"))
+            outcomes.append(ReleaseOutcome(version, "not_modelled", None, None, None, None, None, f"SGLang {version}'s startup sizing is not modelled yet"))
             continue
         try:
             res = evaluate(model, gpus, server_args, release, env=env, with_fixes=False)
         except BudgetInputError as exc:
-            outcomes.append(ReleaseOutcome(version, "rejected", None, None, None, None, release.verified_by,
-                                           str(exc)))
+            outcomes.append(ReleaseOutcome(version, "rejected", None, None, None, None, release.verified_by, str(exc)))
             continue
         totals = res["budget"]["totals"]
-        outcomes.append(ReleaseOutcome(version, res["verdict"], res["root_cause"], totals["max_total_num_tokens"],
-                                       totals["max_running_requests"], totals["mamba_slots"], release.verified_by,
-                                       res["message"]))
+        outcomes.append(
+            ReleaseOutcome(
+                version,
+                res["verdict"],
+                res["root_cause"],
+                totals["max_total_num_tokens"],
+                totals["max_running_requests"],
+                totals["mamba_slots"],
+                release.verified_by,
+                res["message"],
+            )
+        )
     return ReleaseComparison(tuple(outcomes))

@@ -24,13 +24,22 @@ from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, 
 from .architectures import ArchitectureSupport, config_load_error, resolve_architecture
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length
-from .profiles import (GIB, MSG_IMBALANCE, Resolved, Sizing, StartupError, cell_size, fp8_block_shape_error, mamba_per_req,
-                       resolve_args, runtime_needs, size_pools)
-from .weights import (WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header,
-                      rope_reserve_rows)
+from .profiles import (
+    GIB,
+    MSG_IMBALANCE,
+    Resolved,
+    Sizing,
+    StartupError,
+    cell_size,
+    fp8_block_shape_error,
+    mamba_per_req,
+    resolve_args,
+    runtime_needs,
+    size_pools,
+)
+from .weights import WeightBreakdown, checkpoint_total_bytes, compute_weights, read_safetensors_header, rope_reserve_rows
 
-__all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "parse_model_file", "MODEL_FILES", "CONTEXT_OVERHEAD_GIB",
-           "NCCL_OVERHEAD_GIB"]
+__all__ = ["BudgetInputError", "evaluate", "find_fixes", "load_model_dir", "parse_model_file", "MODEL_FILES", "CONTEXT_OVERHEAD_GIB", "NCCL_OVERHEAD_GIB"]
 
 # Free memory SGLang no longer sees at its baseline when only nvidia-smi's figure is known: the CUDA
 # context of the scheduler process, and NCCL + custom all-reduce buffers when several GPUs work together.
@@ -44,10 +53,28 @@ FIX_MARGIN_GIB = 0.5
 
 _MAX_GPU_MIB = 1 << 24  # 16 TiB: no card is larger; bigger figures are unit or typing errors
 _MAX_COUNT_ARG = 1 << 31
-_SM_BY_NAME = (("B200", 100), ("B100", 100), ("GB200", 100), ("H200", 90), ("H100", 90), ("H800", 90),
-               ("H20", 90), ("GH200", 90), ("L40", 89), ("L4", 89), ("4090", 89), ("5090", 120),
-               ("A6000", 86), ("A40", 86), ("A10", 86), ("3090", 86), ("A100", 80), ("A800", 80), ("V100", 70),
-               ("T4", 75))
+_SM_BY_NAME = (
+    ("B200", 100),
+    ("B100", 100),
+    ("GB200", 100),
+    ("H200", 90),
+    ("H100", 90),
+    ("H800", 90),
+    ("H20", 90),
+    ("GH200", 90),
+    ("L40", 89),
+    ("L4", 89),
+    ("4090", 89),
+    ("5090", 120),
+    ("A6000", 86),
+    ("A40", 86),
+    ("A10", 86),
+    ("3090", 86),
+    ("A100", 80),
+    ("A800", 80),
+    ("V100", 70),
+    ("T4", 75),
+)
 
 MODEL_FILES = {
     "config": "config.json",
@@ -72,11 +99,11 @@ def parse_model_file(name: str, text: Any, origin: str) -> Dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise BudgetInputError("model", f"{origin}: {name} is not valid JSON ({exc})",
-                               "re-download it or point `model` at a complete model directory") from None
+        raise BudgetInputError(
+            "model", f"{origin}: {name} is not valid JSON ({exc})", "re-download it or point `model` at a complete model directory"
+        ) from None
     if not isinstance(data, dict):
-        raise BudgetInputError("model", f"{origin}: {name} must hold a JSON object, found {type(data).__name__}",
-                               "restore the file from the model repository")
+        raise BudgetInputError("model", f"{origin}: {name} must hold a JSON object, found {type(data).__name__}", "restore the file from the model repository")
     return data
 
 
@@ -104,8 +131,7 @@ def load_model_dir(path: str) -> Dict[str, Any]:
                 with open(p, "rb") as handle:
                     text = handle.read()
             except OSError as exc:
-                raise BudgetInputError(f"model.{key}", f"cannot read {p} ({exc})",
-                                       "check the file's permissions") from None
+                raise BudgetInputError(f"model.{key}", f"cannot read {p} ({exc})", "check the file's permissions") from None
             out[key] = parse_model_file(name, text, p)
     if "safetensors_index" not in out:
         headers = _checkpoint_files(path)[1]
@@ -129,8 +155,7 @@ def _checkpoint_files(path: str) -> Tuple[Optional[Dict[str, Any]], Optional[Lis
                 with open(idx, "rb") as handle:
                     index = parse_model_file(name, handle.read(), idx)
             except OSError as exc:
-                raise BudgetInputError("model.safetensors_index", f"cannot read {idx} ({exc})",
-                                       "check the file's permissions") from None
+                raise BudgetInputError("model.safetensors_index", f"cannot read {idx} ({exc})", "check the file's permissions") from None
         else:
             shards = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
             headers = [read_safetensors_header(os.path.join(path, f)) for f in shards] or None
@@ -144,15 +169,15 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
     if isinstance(model, str):
         model = load_model_dir(model)
     if not isinstance(model, dict):
-        raise BudgetInputError("model", f"expected a dict with 'config' (or a ModelSpec), got {type(model).__name__}",
-                               "pass {'config': <parsed config.json>} or a model directory")
+        raise BudgetInputError(
+            "model", f"expected a dict with 'config' (or a ModelSpec), got {type(model).__name__}", "pass {'config': <parsed config.json>} or a model directory"
+        )
     if "config" not in model and "architectures" in model:
         model = {"config": model}
     if "config" not in model and model.get("path"):
         model = dict(load_model_dir(model["path"]), **{k: v for k, v in model.items() if v is not None})
     path = model.get("path")
-    if path and not model.get("safetensors_index") and not model.get("safetensors_headers") \
-            and os.path.isdir(str(path)):
+    if path and not model.get("safetensors_index") and not model.get("safetensors_headers") and os.path.isdir(str(path)):
         index, headers = _checkpoint_files(str(path))
         model = dict(model, safetensors_index=index, safetensors_headers=headers)
     config = model.get("config")
@@ -171,22 +196,32 @@ def _model_inputs(model: Any) -> Tuple[ModelSpec, Optional[int], str, Optional[D
     return cached[0], cached[1], cached[2], model.get("weights")
 
 
-def _weights(spec: ModelSpec, tp: int, ep: int, total: Optional[int], source: str,
-             override: Optional[Dict[str, Any]], attn_tp: int, dp_lm_head: bool, release: SGLangRelease,
-             rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
+def _weights(
+    spec: ModelSpec,
+    tp: int,
+    ep: int,
+    total: Optional[int],
+    source: str,
+    override: Optional[Dict[str, Any]],
+    attn_tp: int,
+    dp_lm_head: bool,
+    release: SGLangRelease,
+    rope_reserve: Optional[Tuple[int, int]] = None,
+) -> WeightBreakdown:
     if override:
         return WeightBreakdown(
             target_param_bytes=int(override.get("target_param_bytes", 0)),
             target_buffer_bytes=int(override.get("target_buffer_bytes", 0)),
             draft_param_bytes=int(override.get("draft_param_bytes", 0)),
             draft_buffer_bytes=int(override.get("draft_buffer_bytes", 0)),
-            draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)), source="given",
-            checkpoint_total_bytes=total)
+            draft_embed_head_bytes=int(override.get("draft_embed_head_bytes", 0)),
+            source="given",
+            checkpoint_total_bytes=total,
+        )
     key = (id(spec), tp, ep, total or 0, attn_tp, dp_lm_head, release.version, rope_reserve)
     wb = _WEIGHT_CACHE.get(key)
     if wb is None:
-        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, release=release,
-                             rope_reserve=rope_reserve)
+        wb = compute_weights(spec, tp, ep, total, source, attn_tp=attn_tp, dp_lm_head=dp_lm_head, release=release, rope_reserve=rope_reserve)
         if len(_WEIGHT_CACHE) > 4096:
             _WEIGHT_CACHE.clear()
         _WEIGHT_CACHE[key] = wb
@@ -220,27 +255,36 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
     online = quant in ("fp8", "w8a8_fp8", "fbgemm_fp8") and spec.quant.method is None
     # configs/model_config.py is_lm_only, models/qwen3_vl.py: a text-only launch builds no ViT and is not
     # multimodal, in the releases that honour it (others ignore the checkpoint's flag and always build it)
-    lm_only = spec.is_multimodal and release.sizing.honours_language_model_only and (
-        spec.config_language_model_only or bool(args.get("language_model_only")))
+    lm_only = spec.is_multimodal and release.sizing.honours_language_model_only and (spec.config_language_model_only or bool(args.get("language_model_only")))
     dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
     moe_pad = mxfp4_moe_padding(spec, args, release, sm)
     # transformers 5 keeps Gemma 3's RoPE settings per layer type (rope_parameters), so get_context_length finds no
     # rope_scaling factor to apply
     unscaled = spec.layout.rope_layout == "local_global_unscaled" and release.sizing.gemma3_rope_per_layer_type
-    if dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16") and not online and not lm_only \
-            and not dp_encoder and moe_pad == (0, 0) and not unscaled:
+    if (
+        dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16")
+        and not online
+        and not lm_only
+        and not dp_encoder
+        and moe_pad == (0, 0)
+        and not unscaled
+    ):
         return spec
     key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad, unscaled)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
-        cached = replace(spec, dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
-                         quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate"))
-                         if online else spec.quant,
-                         is_multimodal=spec.is_multimodal and not lm_only,
-                         vision=None if lm_only else spec.vision, vision_replicated=dp_encoder, moe_pad=moe_pad,
-                         derived_context_len=derive_context_length(
-                             {k: v for k, v in spec.raw_text_config.items() if k != "rope_scaling"})
-                         if unscaled else spec.derived_context_len)
+        cached = replace(
+            spec,
+            dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
+            quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate")) if online else spec.quant,
+            is_multimodal=spec.is_multimodal and not lm_only,
+            vision=None if lm_only else spec.vision,
+            vision_replicated=dp_encoder,
+            moe_pad=moe_pad,
+            derived_context_len=derive_context_length({k: v for k, v in spec.raw_text_config.items() if k != "rope_scaling"})
+            if unscaled
+            else spec.derived_context_len,
+        )
         _SPEC_VARIANTS[key] = cached
         _SPEC_KEEPALIVE[id(spec)] = spec
     return cached
@@ -265,28 +309,23 @@ def _num(gpu: Dict[str, Any], key: str, idx: int) -> Optional[float]:
     try:
         val = float(val)
     except (TypeError, ValueError, OverflowError):
-        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be a number, got {val!r}",
-                               "pass the nvidia_gpu_info facts or numbers in MiB") from None
+        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be a number, got {val!r}", "pass the nvidia_gpu_info facts or numbers in MiB") from None
     if math.isnan(val) or val < 0 or val > _MAX_GPU_MIB:
-        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be from 0 to {_MAX_GPU_MIB} (MiB; GiB for "
-                                                     f"pre_model_load_gib), got {val}", "pass MiB figures")
+        raise BudgetInputError(f"gpus[{idx}].{key}", f"must be from 0 to {_MAX_GPU_MIB} (MiB; GiB for pre_model_load_gib), got {val}", "pass MiB figures")
     return val
 
 
-def _gpu_baselines(gpus: Any, tp: int, pp: int = 1,
-                   replicas: int = 1) -> Tuple[List[Dict[str, Any]], float, List[str]]:
+def _gpu_baselines(gpus: Any, tp: int, pp: int = 1, replicas: int = 1) -> Tuple[List[Dict[str, Any]], float, List[str]]:
     """Per-rank (total, free, pre) in GiB for the GPUs the launch uses, and the MiB the heuristics read.
 
     SGLang takes the MIN of free memory over the ranks of a process group; the engine takes it over every GPU the
     launch uses (TP x PP, and each DP replica's group), which is the replica that fails first."""
     if not isinstance(gpus, list) or not gpus:
-        raise BudgetInputError("gpus", "must be a non-empty list of GPUs",
-                               "pass nvidia_gpu_info's gpus, or declare [{name: ..., memory_total_mib: ...}]")
+        raise BudgetInputError("gpus", "must be a non-empty list of GPUs", "pass nvidia_gpu_info's gpus, or declare [{name: ..., memory_total_mib: ...}]")
     world = tp * pp * replicas
     if len(gpus) < world:
         need = f"tp_size is {tp}" if world == tp else f"tp_size {tp} x pp_size {pp} x dp_size {replicas} needs {world}"
-        raise BudgetInputError("gpus", f"{len(gpus)} GPU(s) given but {need}",
-                               f"declare at least {world} GPUs or lower the parallel sizes")
+        raise BudgetInputError("gpus", f"{len(gpus)} GPU(s) given but {need}", f"declare at least {world} GPUs or lower the parallel sizes")
     tp = world
     notes: List[str] = []
     totals = []
@@ -296,15 +335,18 @@ def _gpu_baselines(gpus: Any, tp: int, pp: int = 1,
             raise BudgetInputError(f"gpus[{i}]", "must be a dict", "give name and memory_total_mib")
         total = _num(g, "memory_total_mib", i)
         if total is None or total <= 0:
-            raise BudgetInputError(f"gpus[{i}].memory_total_mib", "is missing or zero",
-                                   "give each GPU's memory.total in MiB (nvidia-smi --query-gpu=memory.total)")
+            raise BudgetInputError(
+                f"gpus[{i}].memory_total_mib", "is missing or zero", "give each GPU's memory.total in MiB (nvidia-smi --query-gpu=memory.total)"
+            )
         totals.append(total)
         for key, scale in (("memory_free_mib", 1), ("memory_used_mib", 1), ("pre_model_load_gib", 1024)):
             amount = _num(g, key, i)
             if amount is not None and amount * scale > total:
-                raise BudgetInputError(f"gpus[{i}].{key}", f"{amount} is more than the card's memory_total_mib "
-                                                           f"{total:g}", "pass the figures of one GPU, as "
-                                                                         "nvidia_gpu_info reports them")
+                raise BudgetInputError(
+                    f"gpus[{i}].{key}",
+                    f"{amount} is more than the card's memory_total_mib {total:g}",
+                    "pass the figures of one GPU, as nvidia_gpu_info reports them",
+                )
     for i, g in enumerate(gpus[:tp]):
         total = totals[i]
         pre_direct = _num(g, "pre_model_load_gib", i)
@@ -316,16 +358,16 @@ def _gpu_baselines(gpus: Any, tp: int, pp: int = 1,
         else:
             if free is None:
                 free = total - used if used is not None else total
-                notes.append(f"gpus[{i}]: free memory not given; assumed "
-                             f"{'total - used' if used is not None else 'the whole card'}")
+                notes.append(f"gpus[{i}]: free memory not given; assumed {'total - used' if used is not None else 'the whole card'}")
             free_gib = free / 1024
             pre = free_gib - overhead
-        ranks.append({"index": g.get("index", i), "name": g.get("name", "GPU"), "total_gib": total / 1024,
-                      "free_gib": free_gib, "pre_model_load_gib": pre})
+        ranks.append({"index": g.get("index", i), "name": g.get("name", "GPU"), "total_gib": total / 1024, "free_gib": free_gib, "pre_model_load_gib": pre})
     if any(_num(g, "pre_model_load_gib", i) is None for i, g in enumerate(gpus[:tp])):
-        notes.append(f"pre_model_load = free - {CONTEXT_OVERHEAD_GIB} GiB CUDA context"
-                     + (f" - {NCCL_OVERHEAD_GIB} GiB NCCL/custom all-reduce" if tp > 1 else "")
-                     + " (estimate; SGLang logs the real value as 'Load weight begin. avail mem=')")
+        notes.append(
+            f"pre_model_load = free - {CONTEXT_OVERHEAD_GIB} GiB CUDA context"
+            + (f" - {NCCL_OVERHEAD_GIB} GiB NCCL/custom all-reduce" if tp > 1 else "")
+            + " (estimate; SGLang logs the real value as 'Load weight begin. avail mem=')"
+        )
     return ranks, min(totals), notes
 
 
@@ -336,14 +378,33 @@ def _f32(x: float) -> float:
 # ------------------------------------------------------------------------------------------------
 # Core
 # ------------------------------------------------------------------------------------------------
-def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional[Dict[str, Any]],
-          ranks: List[Dict[str, Any]], gpu_mem_mib: float, sm: int, args: Dict[str, Any], release: SGLangRelease,
-          env: Dict[str, str]) -> Dict[str, Any]:
+def _core(
+    spec: ModelSpec,
+    total: Optional[int],
+    source: str,
+    override: Optional[Dict[str, Any]],
+    ranks: List[Dict[str, Any]],
+    gpu_mem_mib: float,
+    sm: int,
+    args: Dict[str, Any],
+    release: SGLangRelease,
+    env: Dict[str, str],
+) -> Dict[str, Any]:
     spec = _effective_spec(spec, args, release, sm)
     r = resolve_args(spec, args, release, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
-    wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, bool(args.get("enable_dp_lm_head")),
-                  release, rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env))
+    wb = _weights(
+        spec,
+        r.tp,
+        r.ep,
+        total,
+        source,
+        override,
+        r.attn_tp,
+        bool(args.get("enable_dp_lm_head")),
+        release,
+        rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env),
+    )
     offload = float(args.get("cpu_offload_gb") or 0)
     if offload > 0:  # utils/offloader.py: parameters up to cpu_offload_gb * 1024**3 bytes stay in host memory
         wb = replace(wb, target_param_bytes=max(0, wb.target_param_bytes - int(offload * GIB)))
@@ -359,9 +420,8 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
     checks: List[str] = []
     out["checks"] = checks
     try:
-        checks.append("model_config")   # ModelConfig loads config.json before any argument is checked
-        load_error = config_load_error(spec.raw_config or spec.raw_text_config, release,
-                                       bool(args.get("trust_remote_code")))
+        checks.append("model_config")  # ModelConfig loads config.json before any argument is checked
+        load_error = config_load_error(spec.raw_config or spec.raw_text_config, release, bool(args.get("trust_remote_code")))
         if load_error:
             raise StartupError("ValueError", load_error, "unsupported_architecture")
         checks.append("context_length")
@@ -388,9 +448,11 @@ def _core(spec: ModelSpec, total: Optional[int], source: str, override: Optional
         if release.sizing.draft_loaded_before_sizing and eagle and spec.has_mtp_head:
             load += (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB
         if load >= pre:
-            raise StartupError("torch.OutOfMemoryError",
-                               f"CUDA out of memory while loading weights: {load:.2f} GiB per GPU needed, "
-                               f"{pre:.2f} GiB free after CUDA context and NCCL", "cuda_oom_weights")
+            raise StartupError(
+                "torch.OutOfMemoryError",
+                f"CUDA out of memory while loading weights: {load:.2f} GiB per GPU needed, {pre:.2f} GiB free after CUDA context and NCCL",
+                "cuda_oom_weights",
+            )
         checks.append("pool_sizing")
         out["sizing"] = size_pools(spec, wb, r, pre, cell, per_req)
         checks.append("worker_asserts")
@@ -405,33 +467,37 @@ def _check_parallel(spec: ModelSpec, r: Resolved) -> None:
     if tp < 1:
         raise BudgetInputError("server_args.tp_size", f"must be >= 1, got {tp}", "use a positive --tp-size")
     if spec.num_heads % r.attn_tp:
-        raise BudgetInputError("server_args.tp_size",
-                               f"tp_size {tp} does not divide num_attention_heads {spec.num_heads}",
-                               f"use a tp_size that divides {spec.num_heads}")
+        raise BudgetInputError(
+            "server_args.tp_size", f"tp_size {tp} does not divide num_attention_heads {spec.num_heads}", f"use a tp_size that divides {spec.num_heads}"
+        )
     if spec.num_kv_heads % r.attn_tp and r.attn_tp % spec.num_kv_heads:
-        raise BudgetInputError("server_args.tp_size",
-                               f"tp_size {tp} and num_key_value_heads {spec.num_kv_heads} divide neither way",
-                               "use a tp_size that divides the KV heads or is a multiple of them")
+        raise BudgetInputError(
+            "server_args.tp_size",
+            f"tp_size {tp} and num_key_value_heads {spec.num_kv_heads} divide neither way",
+            "use a tp_size that divides the KV heads or is a multiple of them",
+        )
     if spec.family == "gdn" and spec.linear_num_value_heads % r.attn_tp:
-        raise BudgetInputError("server_args.tp_size",
-                               f"tp_size {tp} does not divide linear_num_value_heads {spec.linear_num_value_heads}",
-                               "use a tp_size that divides the linear-attention value heads")
+        raise BudgetInputError(
+            "server_args.tp_size",
+            f"tp_size {tp} does not divide linear_num_value_heads {spec.linear_num_value_heads}",
+            "use a tp_size that divides the linear-attention value heads",
+        )
     if spec.family == "mamba2" and spec.mamba_num_heads % r.attn_tp:
-        raise BudgetInputError("server_args.tp_size",
-                               f"tp_size {tp} does not divide mamba_num_heads {spec.mamba_num_heads}",
-                               "use a tp_size that divides the mamba heads")
+        raise BudgetInputError(
+            "server_args.tp_size", f"tp_size {tp} does not divide mamba_num_heads {spec.mamba_num_heads}", "use a tp_size that divides the mamba heads"
+        )
     mfs = r.mem_fraction_static
     if not (0 < mfs < 1):
-        raise BudgetInputError("server_args.mem_fraction_static", f"must be inside (0, 1), got {mfs}",
-                               "pass a fraction such as 0.85, or omit it for SGLang's default")
+        raise BudgetInputError(
+            "server_args.mem_fraction_static", f"must be inside (0, 1), got {mfs}", "pass a fraction such as 0.85, or omit it for SGLang's default"
+        )
 
 
 def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
     if server_args is None:
         return {}
     if not isinstance(server_args, dict):
-        raise BudgetInputError("server_args", f"must be a dict keyed by SGLang dest names, got "
-                                              f"{type(server_args).__name__}", "pass e.g. {'tp_size': 2}")
+        raise BudgetInputError("server_args", f"must be a dict keyed by SGLang dest names, got {type(server_args).__name__}", "pass e.g. {'tp_size': 2}")
     args = {str(k).lstrip("-").replace("-", "_"): v for k, v in server_args.items()}
     try:  # the flag validator types the values the way SGLang's argparse would, and rejects unknown flags
         from ..flag_validator import FlagValidationError, validate_server_args
@@ -449,36 +515,47 @@ def _normalize_args(server_args: Any, release: SGLangRelease) -> Dict[str, Any]:
             try:
                 args[key] = float(args[key])
             except (TypeError, ValueError):
-                raise BudgetInputError(f"server_args.{key}", f"must be a number, got {args[key]!r}",
-                                       "pass a decimal such as 0.85") from None
+                raise BudgetInputError(f"server_args.{key}", f"must be a number, got {args[key]!r}", "pass a decimal such as 0.85") from None
             if not 0 <= args[key] <= 1000:
-                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to 1000, got {args[key]}",
-                                       "pass a decimal such as 0.85")
-    for key in ("tp_size", "pp_size", "dp_size", "ep_size", "context_length", "max_running_requests",
-                "max_mamba_cache_size", "page_size",
-                "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
-                "chunked_prefill_size", "max_total_tokens", "cuda_graph_max_bs", "cuda_graph_max_bs_decode"):
+                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to 1000, got {args[key]}", "pass a decimal such as 0.85")
+    for key in (
+        "tp_size",
+        "pp_size",
+        "dp_size",
+        "ep_size",
+        "context_length",
+        "max_running_requests",
+        "max_mamba_cache_size",
+        "page_size",
+        "speculative_num_steps",
+        "speculative_eagle_topk",
+        "speculative_num_draft_tokens",
+        "chunked_prefill_size",
+        "max_total_tokens",
+        "cuda_graph_max_bs",
+        "cuda_graph_max_bs_decode",
+    ):
         if args.get(key) is not None:
             try:
                 args[key] = int(args[key])
             except (TypeError, ValueError, OverflowError):
-                raise BudgetInputError(f"server_args.{key}", f"must be an integer, got {args[key]!r}",
-                                       "pass a whole number") from None
+                raise BudgetInputError(f"server_args.{key}", f"must be an integer, got {args[key]!r}", "pass a whole number") from None
             if args[key] < 0 or args[key] > _MAX_COUNT_ARG:
-                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to {_MAX_COUNT_ARG}, got {args[key]}",
-                                       "pass a positive number")
+                raise BudgetInputError(f"server_args.{key}", f"must be from 0 to {_MAX_COUNT_ARG}, got {args[key]}", "pass a positive number")
     for key in ("page_size", "context_length"):
         if args.get(key) is not None and args[key] < 1:
-            raise BudgetInputError(f"server_args.{key}", f"must be at least 1, got {args[key]}",
-                                   "pass a positive number, or leave it out for SGLang's default")
+            raise BudgetInputError(f"server_args.{key}", f"must be at least 1, got {args[key]}", "pass a positive number, or leave it out for SGLang's default")
     for key in ("tp_size", "pp_size", "dp_size", "ep_size"):
         if args.get(key) is not None and not 1 <= int(args[key]) <= 4096:
-            raise BudgetInputError(f"server_args.{key}", f"must be from 1 to 4096, got {args[key]}",
-                                   "pass the number of GPUs (or replicas) this parallel dimension uses")
+            raise BudgetInputError(
+                f"server_args.{key}", f"must be from 1 to 4096, got {args[key]}", "pass the number of GPUs (or replicas) this parallel dimension uses"
+            )
     if args.get("mem_fraction_static") is not None and not 0 < args["mem_fraction_static"] < 1:
-        raise BudgetInputError("server_args.mem_fraction_static",
-                               f"must be inside (0, 1), got {args['mem_fraction_static']}",
-                               "pass a fraction such as 0.85, or omit it for SGLang's default")
+        raise BudgetInputError(
+            "server_args.mem_fraction_static",
+            f"must be inside (0, 1), got {args['mem_fraction_static']}",
+            "pass a fraction such as 0.85, or omit it for SGLang's default",
+        )
     return args
 
 
@@ -489,29 +566,32 @@ def architecture_of(spec: ModelSpec, release: SGLangRelease) -> ArchitectureSupp
     if spec.layers_from_block_type and not release.sizing.nemotron_h_reads_layers_block_type:
         raise BudgetInputError(
             "model.config.layers_block_type",
-            f"SGLang {release.version}'s Nemotron-H config reads only hybrid_override_pattern, so it would build its "
-            f"default layer pattern for this checkpoint", "pin SGLang 0.5.10 or newer (sglang_version)")
+            f"SGLang {release.version}'s Nemotron-H config reads only hybrid_override_pattern, so it would build its default layer pattern for this checkpoint",
+            "pin SGLang 0.5.10 or newer (sglang_version)",
+        )
     return support
 
 
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
-        rv = ResolvedRelease(sglang_version.version, sglang_version) if isinstance(sglang_version, SGLangRelease) \
+        rv = (
+            ResolvedRelease(sglang_version.version, sglang_version)
+            if isinstance(sglang_version, SGLangRelease)
             else resolve_release(str(sglang_version), allow_nearest=allow_nearest_profile, sized=True)
+        )
     except UnsupportedVersionError as exc:
-        raise BudgetInputError("sglang_version", str(exc), "pin a supported release, or set allow_nearest_profile")
+        raise BudgetInputError("sglang_version", str(exc), "pin a supported release, or set allow_nearest_profile") from exc
     args = _normalize_args(server_args, rv.release)
     tp = int(args.get("tp_size") or args.get("tensor_parallel_size") or 1)
     pp = int(args.get("pp_size") or 1)
     dp = int(args.get("dp_size") or 1)
     dp_attention = bool(args.get("enable_dp_attention")) or int(args.get("attn_dp_size") or 1) > 1
-    replicas = dp if dp > 1 and not dp_attention else 1   # DP replicas are separate TP groups on other GPUs
+    replicas = dp if dp > 1 and not dp_attention else 1  # DP replicas are separate TP groups on other GPUs
     spec, total, source, override = _model_inputs(model)
     architecture_of(spec, rv.release)
     ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
     if pp > 1:
-        notes.append(f"pp_size {pp}: pipeline stages are not modelled; each GPU is sized as if it held every layer "
-                     f"(an over-estimate of the weights per GPU)")
+        notes.append(f"pp_size {pp}: pipeline stages are not modelled; each GPU is sized as if it held every layer (an over-estimate of the weights per GPU)")
     env = {str(k): str(v) for k, v in (env or {}).items()}
     return rv, args, spec, total, source, override, ranks, gpu_mem, _sm(gpus[0]), notes, env
 
@@ -536,28 +616,41 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
         # happens while loading weights; otherwise the allocations after sizing run out during graph capture.
         peak = needs.get("draft_weights_peak", 0.0)
         root = "cuda_oom_weights" if peak and slack < peak else "cuda_oom_cuda_graph"
-        return "fails", root, warnings + [{
-            "id": "cuda_graph_headroom_low",
-            "message": f"the non-static slack {slack:.2f} GiB cannot hold what SGLang allocates after sizing "
-                       f"({hard:.2f} GiB: " + ", ".join(
-                           f"{k} {v:.2f}" for k, v in needs.items() if v > 0 and k != "graphs_and_activations")
-                       + ")"}], needs
+        return (
+            "fails",
+            root,
+            warnings
+            + [
+                {
+                    "id": "cuda_graph_headroom_low",
+                    "message": f"the non-static slack {slack:.2f} GiB cannot hold what SGLang allocates after sizing "
+                    f"({hard:.2f} GiB: " + ", ".join(f"{k} {v:.2f}" for k, v in needs.items() if v > 0 and k != "graphs_and_activations") + ")",
+                }
+            ],
+            needs,
+        )
     if headroom < 0:
         # SGLang's reserve heuristic is generous (it prices 1.5 MiB per prefill token); below it is a warning,
         # below half of it capture is likely to OOM and the launch counts as degraded.
         graphs = needs.get("graphs_and_activations", 0.0)
-        warnings.append({"id": "cuda_graph_headroom_low",
-                         "message": f"slack {slack:.2f} GiB leaves {slack - hard:.2f} GiB after post-sizing "
-                                    f"allocations, below SGLang's own {graphs:.2f} GiB estimate for CUDA graphs and "
-                                    f"prefill activations; capture may OOM (lower --cuda-graph-max-bs or "
-                                    f"--chunked-prefill-size, not raise --mem-fraction-static)"})
+        warnings.append(
+            {
+                "id": "cuda_graph_headroom_low",
+                "message": f"slack {slack:.2f} GiB leaves {slack - hard:.2f} GiB after post-sizing "
+                f"allocations, below SGLang's own {graphs:.2f} GiB estimate for CUDA graphs and "
+                f"prefill activations; capture may OOM (lower --cuda-graph-max-bs or "
+                f"--chunked-prefill-size, not raise --mem-fraction-static)",
+            }
+        )
         if slack - hard < graphs / 2:
             verdict, root = "degraded", "cuda_oom_cuda_graph"
     if s.max_total_num_tokens < r.context_len:
         own = r.release.sizing.messages.kv_pool_below_context
         if own is None:
-            text = (f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}: one "
-                    f"full-length request cannot fit (SGLang {r.release.version} starts without saying so)")
+            text = (
+                f"KV pool holds {s.max_total_num_tokens} tokens, fewer than --context-length {r.context_len}: one "
+                f"full-length request cannot fit (SGLang {r.release.version} starts without saying so)"
+            )
         else:
             text = own.format(tokens=s.max_total_num_tokens, context=r.context_len)
         warnings.append({"id": "kv_pool_smaller_than_context", "message": text})
@@ -575,13 +668,14 @@ def _verdict(spec: ModelSpec, core: Dict[str, Any]) -> Tuple[str, str, List[Dict
 def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
     r: Resolved = core["resolved"]
     wb: WeightBreakdown = core["weights"]
-    head = f"SGLang {r.release.version}, {spec.architecture}, TP {r.tp}, mem_fraction_static {r.mem_fraction_static:.3f}, " \
-           f"pre {core['pre']:.2f} GiB, weights {wb.target_param_bytes / GIB:.2f} GiB/GPU"
+    head = (
+        f"SGLang {r.release.version}, {spec.architecture}, TP {r.tp}, mem_fraction_static {r.mem_fraction_static:.3f}, "
+        f"pre {core['pre']:.2f} GiB, weights {wb.target_param_bytes / GIB:.2f} GiB/GPU"
+    )
     if core["error"] is not None:
         return f"{verdict}: {head}: {core['error'].etype}: {core['error'].message}"
     s: Sizing = core["sizing"]
-    tail = f"{s.max_total_num_tokens} KV tokens, max_running_requests {s.max_running_requests}, " \
-           f"context {r.context_len}"
+    tail = f"{s.max_total_num_tokens} KV tokens, max_running_requests {s.max_running_requests}, context {r.context_len}"
     if spec.is_mambaish:
         tail += f", {s.mamba_slots} mamba slots"
     return f"{verdict}: {head}: {tail}"
@@ -589,6 +683,7 @@ def _message(spec: ModelSpec, core: Dict[str, Any], verdict: str) -> str:
 
 def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, release, env) -> Optional[float]:
     """Smallest fraction (0.001 steps) at which the sizing raises nothing."""
+
     def ok(m: float) -> bool:
         c = _core(spec, total, source, override, ranks, gpu_mem, sm, dict(args, mem_fraction_static=m), release, env)
         return c["error"] is None
@@ -605,9 +700,16 @@ def _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rel
     return hi / 1000
 
 
-def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str, SGLangRelease], *,
-             allow_nearest_profile: bool = False,
-             env: Optional[Dict[str, str]] = None, with_fixes: bool = True) -> Dict[str, Any]:
+def evaluate(
+    model: Any,
+    gpus: Any,
+    server_args: Any,
+    sglang_version: Union[str, SGLangRelease],
+    *,
+    allow_nearest_profile: bool = False,
+    env: Optional[Dict[str, str]] = None,
+    with_fixes: bool = True,
+) -> Dict[str, Any]:
     """Predict what ``sglang_version`` does at startup for this model, GPUs and flags (JSON-safe dict).
 
     ``sglang_version``: a release of the registry by its version string, or an :class:`SGLangRelease` itself.
@@ -623,29 +725,34 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
     ``server_args``: dest-keyed SGLang flags, typed by the flag validator. ``env``: SGLang environment variables
     that change sizing (``SGLANG_MAMBA_SSM_DTYPE``, ``SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK``, ...).
     Raises BudgetInputError for bad input; SGLang's own failures are returned in ``error``/``root_cause``."""
-    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
-        model, gpus, server_args, sglang_version, allow_nearest_profile, env)
+    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env)
     core = _core(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     verdict, root, warnings, needs = _verdict(spec, core)
     r: Resolved = core["resolved"]
     wb: WeightBreakdown = core["weights"]
     s: Optional[Sizing] = core["sizing"]
     if rv.confidence == "nearest":
-        warnings.append({"id": "nearest_profile", "message": f"no profile for SGLang {rv.requested}; "
-                                                             f"used {rv.release.version}"})
+        warnings.append({"id": "nearest_profile", "message": f"no profile for SGLang {rv.requested}; used {rv.release.version}"})
     if rv.release.verified_by == "source":
-        warnings.append({"id": "release_not_oracle_checked",
-                         "message": f"SGLang {rv.release.version}'s sizing is read from its source and not yet checked "
-                                    f"against that release's own sizing code (bench/oracle); treat the numbers as "
-                                    f"less certain"})
+        warnings.append(
+            {
+                "id": "release_not_oracle_checked",
+                "message": f"SGLang {rv.release.version}'s sizing is read from its source and not yet checked "
+                f"against that release's own sizing code (bench/oracle); treat the numbers as "
+                f"less certain",
+            }
+        )
     for n in notes + r.notes:
         warnings.append({"id": "assumption", "message": n})
     if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and not spec.has_mtp_head:
-        warnings.append({"id": "draft_weights_unknown",
-                         "message": f"{r.spec_algorithm} needs a separate draft model (speculative_draft_model_path); "
-                                    f"its weights and KV are not counted, so the prediction is optimistic"
-                                    + ("" if rv.release.sizing.draft_loaded_before_sizing else
-                                       f" for the slack ({rv.release.version} loads the draft after sizing)")})
+        warnings.append(
+            {
+                "id": "draft_weights_unknown",
+                "message": f"{r.spec_algorithm} needs a separate draft model (speculative_draft_model_path); "
+                f"its weights and KV are not counted, so the prediction is optimistic"
+                + ("" if rv.release.sizing.draft_loaded_before_sizing else f" for the slack ({rv.release.version} loads the draft after sizing)"),
+            }
+        )
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.has_mtp_head
     draft_gib = (wb.draft_param_bytes + wb.draft_buffer_bytes) / GIB if eagle else 0.0
     slack_needs = sum(needs.values()) if needs else 0.0
@@ -653,34 +760,46 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
     for rank in ranks:
         # the pools are sized from the smallest baseline; a rank that started with more keeps the difference
         slack = core["pre"] * (1 - r.mem_fraction_static) + max(0.0, rank["pre_model_load_gib"] - core["pre"])
-        per_gpu.append({
-            "index": rank["index"], "name": rank["name"], "total_gib": round(rank["total_gib"], 3),
-            "free_gib": round(rank["free_gib"], 3), "pre_model_load_gib": round(rank["pre_model_load_gib"], 3),
-            "weights_gib": round((wb.target_param_bytes + wb.target_buffer_bytes) / GIB, 3),
-            "draft_gib": round(draft_gib, 3),
-            "mamba_pool_gib": round((s.mamba_main_gib + s.mamba_spec_gib) if s else 0.0, 3),
-            "kv_pool_gib": round(s.kv_pool_gib if s else 0.0, 3),
-            "headroom_gib": round(slack - slack_needs, 3) if s else None,
-        })
+        per_gpu.append(
+            {
+                "index": rank["index"],
+                "name": rank["name"],
+                "total_gib": round(rank["total_gib"], 3),
+                "free_gib": round(rank["free_gib"], 3),
+                "pre_model_load_gib": round(rank["pre_model_load_gib"], 3),
+                "weights_gib": round((wb.target_param_bytes + wb.target_buffer_bytes) / GIB, 3),
+                "draft_gib": round(draft_gib, 3),
+                "mamba_pool_gib": round((s.mamba_main_gib + s.mamba_spec_gib) if s else 0.0, 3),
+                "kv_pool_gib": round(s.kv_pool_gib if s else 0.0, 3),
+                "headroom_gib": round(slack - slack_needs, 3) if s else None,
+            }
+        )
     min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     err = core["error"]
     architecture = architecture_of(spec, rv.release)
     if architecture.support == "generic":
-        warnings.append({"id": "generic_architecture",
-                         "message": f"{spec.architecture} is not on the verified list: sized with the standard "
-                                    f"attention layout from config.json's {', '.join(architecture.fields_used)}; "
-                                    f"bench/bench_budget.py reports what such predictions are worth"})
+        warnings.append(
+            {
+                "id": "generic_architecture",
+                "message": f"{spec.architecture} is not on the verified list: sized with the standard "
+                f"attention layout from config.json's {', '.join(architecture.fields_used)}; "
+                f"bench/bench_budget.py reports what such predictions are worth",
+            }
+        )
     result = {
-        "sglang_version": rv.requested, "profile": rv.release.version,
+        "sglang_version": rv.requested,
+        "profile": rv.release.version,
         "confidence": "generic" if architecture.support == "generic" else rv.confidence,
-        "verified_by": rv.release.verified_by, "architecture": architecture.to_dict(),
-        "verdict": verdict, "root_cause": root, "message": _message(spec, core, verdict),
+        "verified_by": rv.release.verified_by,
+        "architecture": architecture.to_dict(),
+        "verdict": verdict,
+        "root_cause": root,
+        "message": _message(spec, core, verdict),
         "error": {"type": err.etype, "message": err.message} if err else None,
         "warnings": warnings,
         "resolved_args": r.to_dict(),
         # SGLang's startup checks in the order the release runs them; the last one is where it stopped
-        "checks": [{"id": c, "passed": not (err and i == len(core["checks"]) - 1)}
-                   for i, c in enumerate(core["checks"])],
+        "checks": [{"id": c, "passed": not (err and i == len(core["checks"]) - 1)} for i, c in enumerate(core["checks"])],
         "budget": {
             "per_gpu": per_gpu,
             "totals": {
@@ -700,8 +819,7 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
         "fixes": [],
     }
     if with_fixes and verdict != "fits":
-        result["fixes"] = _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env,
-                                        gpus)
+        result["fixes"] = _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env, gpus)
     return result
 
 
@@ -709,11 +827,22 @@ def evaluate(model: Any, gpus: Any, server_args: Any, sglang_version: Union[str,
 # Fixes
 # ------------------------------------------------------------------------------------------------
 _VERDICT_RANK = {"fits": 0, "degraded": 1, "fails": 2}
-_SIDE_EFFECT = {"max_running_requests": 0, "mem_fraction_static": 0, "max_mamba_cache_size": 0, "tp_size": 0,
-                "chunked_prefill_size": 0, "cuda_graph_max_bs": 0, "cuda_graph_max_bs_decode": 0,
-                "mamba_full_memory_ratio": 0,
-                "context_length": 1, "mamba_ssm_dtype": 1, "kv_cache_dtype": 1, "quantization": 1,
-                "speculative_num_steps": 2, "speculative_algorithm": 2}
+_SIDE_EFFECT = {
+    "max_running_requests": 0,
+    "mem_fraction_static": 0,
+    "max_mamba_cache_size": 0,
+    "tp_size": 0,
+    "chunked_prefill_size": 0,
+    "cuda_graph_max_bs": 0,
+    "cuda_graph_max_bs_decode": 0,
+    "mamba_full_memory_ratio": 0,
+    "context_length": 1,
+    "mamba_ssm_dtype": 1,
+    "kv_cache_dtype": 1,
+    "quantization": 1,
+    "speculative_num_steps": 2,
+    "speculative_algorithm": 2,
+}
 # What a fix costs besides capacity, by the rank above: "none" (only concurrency, pool split, parallelism),
 # "quality" (shorter context or lower precision), "speed" (less or no speculative decoding).
 SIDE_EFFECTS = ("none", "quality", "speed")
@@ -761,9 +890,16 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
             return
         core, verdict = got
         s = core["sizing"]
-        candidates.append({"changes": changes, "verdict": verdict, "max_total_num_tokens": s.max_total_num_tokens,
-                           "max_running_requests": s.max_running_requests, "summary": summary,
-                           "side_effect": fix_side_effect(changes)})
+        candidates.append(
+            {
+                "changes": changes,
+                "verdict": verdict,
+                "max_total_num_tokens": s.max_total_num_tokens,
+                "max_running_requests": s.max_running_requests,
+                "summary": summary,
+                "side_effect": fix_side_effect(changes),
+            }
+        )
 
     R = r0.max_running_requests
     spec_on = r0.spec_algorithm is not None
@@ -774,8 +910,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
     #    cap is what degrades it: asking for what SGLang will grant anyway costs nothing and makes it explicit
     upper = R if R is not None else 4096
     best = None
-    capped = any(w["id"] == "max_running_requests_capped" for w in (base_core["sizing"].warnings
-                                                                    if base_core["sizing"] else []))
+    capped = any(w["id"] == "max_running_requests_capped" for w in (base_core["sizing"].warnings if base_core["sizing"] else []))
     if base_verdict != "fails" and not capped:
         upper = 0
     top = upper - (1 if R is not None else 0)
@@ -851,14 +986,14 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
     # 6. fewer draft tokens / no speculation
     if spec_on:
         if (r0.spec_draft_tokens or 0) > 2:
-            add({"speculative_num_steps": 1, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 2},
-                "speculate 1 step (2 draft tokens)")
-        add({"speculative_algorithm": None, "speculative_num_steps": None, "speculative_eagle_topk": None,
-             "speculative_num_draft_tokens": None}, "turn speculative decoding off")
+            add({"speculative_num_steps": 1, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 2}, "speculate 1 step (2 draft tokens)")
+        add(
+            {"speculative_algorithm": None, "speculative_num_steps": None, "speculative_eagle_topk": None, "speculative_num_draft_tokens": None},
+            "turn speculative decoding off",
+        )
     # 6b. give the mamba state a larger share of the pool (auto-fit path only): more slots, fewer KV tokens.
     #     Without the radix cache and with a request cap, the slots follow the requests and the ratio sizes nothing.
-    if spec.is_mambaish and r0.max_mamba_cache_size is None and not (
-            r0.disable_radix_cache and r0.max_running_requests is not None):
+    if spec.is_mambaish and r0.max_mamba_cache_size is None and not (r0.disable_radix_cache and r0.max_running_requests is not None):
         best_ratio = None
         for ratio in (1.5, 2.0, 3.0, 4.0, 6.0):
             if ratio <= r0.mamba_full_memory_ratio:
@@ -868,8 +1003,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
                 break
             best_ratio = (ratio, got[0]["sizing"].max_running_requests)
         if best_ratio is not None:
-            add({"mamba_full_memory_ratio": best_ratio[0]},
-                f"give the mamba state pool a {best_ratio[0]}:1 share of the KV pool ({best_ratio[1]} requests)")
+            add({"mamba_full_memory_ratio": best_ratio[0]}, f"give the mamba state pool a {best_ratio[0]}:1 share of the KV pool ({best_ratio[1]} requests)")
     # 7. explicit mamba slots, where pinning them also caps the speculative states
     if spec.is_mambaish and release.sizing.mamba_spec_states_follow_slots and not r0.disable_radix_cache:
         for k in (64, 48, 32, 24, 16, 8):
@@ -881,8 +1015,7 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
     def key(c):
         kind = SIDE_EFFECTS.index(c["side_effect"])
         ctx_ok = min(1.0, c["max_total_num_tokens"] / max(1, ctx))
-        return (_VERDICT_RANK[c["verdict"]], kind, -(c["max_running_requests"] * ctx_ok),
-                -c["max_total_num_tokens"])
+        return (_VERDICT_RANK[c["verdict"]], kind, -(c["max_running_requests"] * ctx_ok), -c["max_total_num_tokens"])
 
     seen = set()
     out = []
@@ -894,9 +1027,9 @@ def _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, relea
     return out
 
 
-def find_fixes(model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False,
-               env: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
+def find_fixes(
+    model: Any, gpus: Any, server_args: Any, sglang_version: str, *, allow_nearest_profile: bool = False, env: Optional[Dict[str, str]] = None
+) -> List[Dict[str, Any]]:
     """Concrete flag changes that make the launch fit, each re-evaluated, ranked by least capacity lost."""
-    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(
-        model, gpus, server_args, sglang_version, allow_nearest_profile, env)
+    rv, args, spec, total, source, override, ranks, gpu_mem, sm, notes, env = _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env)
     return _search_fixes(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env, gpus)

@@ -26,9 +26,16 @@ from .architectures import VERIFIED, ArchitectureLayout, generic_layout
 from .errors import BudgetInputError
 
 DTYPE_BYTES = {
-    "float32": 4, "float": 4, "fp32": 4,
-    "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2,
-    "float8_e4m3fn": 1, "fp8": 1,
+    "float32": 4,
+    "float": 4,
+    "fp32": 4,
+    "bfloat16": 2,
+    "bf16": 2,
+    "float16": 2,
+    "fp16": 2,
+    "half": 2,
+    "float8_e4m3fn": 1,
+    "fp8": 1,
 }
 
 _CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
@@ -38,13 +45,13 @@ _CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_
 class QuantSpec:
     """How the checkpoint stores linear weights."""
 
-    method: Optional[str] = None          # fp8 | awq | gptq | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4 | compressed-tensors
+    method: Optional[str] = None  # fp8 | awq | gptq | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4 | compressed-tensors
     block: Optional[Tuple[int, int]] = None  # fp8 block size; None = per-tensor
     bits: int = 16
     group_size: int = 128
-    not_converted: Tuple[str, ...] = ()   # module-name patterns left in the model dtype
-    per_module: Dict[str, str] = field(default_factory=dict)   # modelopt MIXED_PRECISION: "<layer>.<suffix>" -> algo
-    kv_cache_fp8: bool = False            # checkpoint declares FP8 KV (kv_cache_quant_algo)
+    not_converted: Tuple[str, ...] = ()  # module-name patterns left in the model dtype
+    per_module: Dict[str, str] = field(default_factory=dict)  # modelopt MIXED_PRECISION: "<layer>.<suffix>" -> algo
+    kv_cache_fp8: bool = False  # checkpoint declares FP8 KV (kv_cache_quant_algo)
     desc_act: bool = False
     # config.json's quantization_config says quant_method "modelopt": its quant_algo (SGLang reads this file
     # before hf_quant_config.json, and 0.5.9 maps plain "modelopt" to ModelOptFp8Config)
@@ -116,18 +123,18 @@ class ModelSpec:
     mamba_n_groups: int = 0
     ssm_state_size: int = 0
     conv_kernel: int = 0
-    mamba_ssm_dtype: Optional[str] = None   # from the config; None = not declared
-    layers_from_block_type: bool = False     # Nemotron-H config with layers_block_type only (no pattern string)
-    moe_latent_size: int = 0                 # Nemotron-H latent MoE: the experts' width
+    mamba_ssm_dtype: Optional[str] = None  # from the config; None = not declared
+    layers_from_block_type: bool = False  # Nemotron-H config with layers_block_type only (no pattern string)
+    moe_latent_size: int = 0  # Nemotron-H latent MoE: the experts' width
     # speculative heads declared by the checkpoint
     num_nextn_predict_layers: Optional[int] = None
     mtp_num_hidden_layers: int = 0
     # multimodal
     is_multimodal: bool = False
     vision: Optional[Dict[str, Any]] = None
-    vision_replicated: bool = False       # --mm-enable-dp-encoder: the ViT is not split over TP
-    moe_pad: Tuple[int, int] = (0, 0)     # (hidden, per-rank intermediate) alignment of padded MoE weights
-    config_language_model_only: bool = False   # checkpoint declares language_model_only (0.5.23 reads it)
+    vision_replicated: bool = False  # --mm-enable-dp-encoder: the ViT is not split over TP
+    moe_pad: Tuple[int, int] = (0, 0)  # (hidden, per-rank intermediate) alignment of padded MoE weights
+    config_language_model_only: bool = False  # checkpoint declares language_model_only (0.5.23 reads it)
     quant: QuantSpec = field(default_factory=QuantSpec)
     layout: ArchitectureLayout = field(default_factory=lambda: VERIFIED["LlamaForCausalLM"], repr=False)
     norms_per_layer: int = 2
@@ -172,15 +179,14 @@ class ModelSpec:
     def has_mtp_head(self) -> bool:
         """SGLang can build a path-less NEXTN/MTP draft from this checkpoint (configs/model_config.py rewrites
         Qwen3-Next to Qwen3NextForCausalLMMTP with one layer even though its config declares none)."""
-        return bool(self.num_nextn_predict_layers) or self.mtp_num_hidden_layers > 0 \
-            or self.architecture == "Qwen3NextForCausalLM"
+        return bool(self.num_nextn_predict_layers) or self.mtp_num_hidden_layers > 0 or self.architecture == "Qwen3NextForCausalLM"
 
 
 def _need(cfg: Dict[str, Any], key: str, where: str) -> Any:
     if key not in cfg or cfg[key] is None:
         raise BudgetInputError(
-            f"model.config.{where}{key}", "is missing from config.json",
-            "pass the model's real config.json from its Hugging Face repository (unmodified)")
+            f"model.config.{where}{key}", "is missing from config.json", "pass the model's real config.json from its Hugging Face repository (unmodified)"
+        )
     return cfg[key]
 
 
@@ -189,8 +195,7 @@ def _int(cfg: Dict[str, Any], key: str, where: str, default: Any = None) -> int:
     if value is None:
         return _need(cfg, key, where)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise BudgetInputError(f"model.config.{where}{key}", f"must be a non-negative number, got {value!r}",
-                               "pass the model's real config.json")
+        raise BudgetInputError(f"model.config.{where}{key}", f"must be a non-negative number, got {value!r}", "pass the model's real config.json")
     return int(value)
 
 
@@ -259,19 +264,26 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
     kv_fp8 = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
     if method == "fp8":
         block = qc.get("weight_block_size")
-        return QuantSpec(method="fp8", block=tuple(block) if block else None, bits=8, not_converted=skip,
-                         kv_cache_fp8=kv_fp8)
+        return QuantSpec(method="fp8", block=tuple(block) if block else None, bits=8, not_converted=skip, kv_cache_fp8=kv_fp8)
     if method in ("awq", "awq_marlin", "gptq", "gptq_marlin"):
-        return QuantSpec(method="gptq" if method.startswith("gptq") else "awq", bits=int(qc.get("bits", 4)),
-                         group_size=int(qc.get("group_size", 128) or 128), not_converted=skip,
-                         desc_act=bool(qc.get("desc_act", False)))
+        return QuantSpec(
+            method="gptq" if method.startswith("gptq") else "awq",
+            bits=int(qc.get("bits", 4)),
+            group_size=int(qc.get("group_size", 128) or 128),
+            not_converted=skip,
+            desc_act=bool(qc.get("desc_act", False)),
+        )
     if method == "mxfp4":
         return QuantSpec(method="mxfp4", bits=4, group_size=32, not_converted=skip)
     if method == "modelopt":
         algo = str(qc.get("quant_algo", "")).upper()
-        return QuantSpec(method="modelopt_fp4" if "FP4" in algo else "modelopt_fp8", bits=4 if "FP4" in algo else 8,
-                         group_size=16, not_converted=skip + tuple(qc.get("exclude_modules") or ()),
-                         kv_cache_fp8=kv_fp8)
+        return QuantSpec(
+            method="modelopt_fp4" if "FP4" in algo else "modelopt_fp8",
+            bits=4 if "FP4" in algo else 8,
+            group_size=16,
+            not_converted=skip + tuple(qc.get("exclude_modules") or ()),
+            kv_cache_fp8=kv_fp8,
+        )
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
         bits = 16
@@ -280,11 +292,19 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
             if w.get("num_bits"):
                 bits = int(w["num_bits"])
         kv = qc.get("kv_cache_scheme") or {}
-        return QuantSpec(method="fp8" if bits == 8 else ("gptq" if bits == 4 else None), bits=bits, block=None,
-                         not_converted=tuple(qc.get("ignore") or ()), kv_cache_fp8=kv.get("num_bits") == 8)
-    raise BudgetInputError("model.config.quantization_config.quant_method", f"{method!r} is not modelled",
-                           "use an fp8, awq, gptq, modelopt (nvfp4/fp8), mxfp4 or compressed-tensors checkpoint, "
-                           "or pass model.safetensors.index.json so the weight bytes are read, not derived")
+        return QuantSpec(
+            method="fp8" if bits == 8 else ("gptq" if bits == 4 else None),
+            bits=bits,
+            block=None,
+            not_converted=tuple(qc.get("ignore") or ()),
+            kv_cache_fp8=kv.get("num_bits") == 8,
+        )
+    raise BudgetInputError(
+        "model.config.quantization_config.quant_method",
+        f"{method!r} is not modelled",
+        "use an fp8, awq, gptq, modelopt (nvfp4/fp8), mxfp4 or compressed-tensors checkpoint, "
+        "or pass model.safetensors.index.json so the weight bytes are read, not derived",
+    )
 
 
 def _nested(cfg: Dict[str, Any], dotted: str) -> Any:
@@ -325,21 +345,48 @@ def _gdn_layers(text: Dict[str, Any], n: int) -> List[str]:
 # checkpoint stays inside. Outside it the arithmetic means nothing (0 layers divide by zero, 1e7 layers build
 # millions of rows), so the field is refused before any sizing.
 _COUNT_BOUNDS = {
-    "num_hidden_layers": (1, 1024), "hidden_size": (1, 1 << 18), "num_attention_heads": (1, 1 << 14),
-    "num_key_value_heads": (1, 1 << 14), "head_dim": (1, 1 << 14), "attention_head_dim": (1, 1 << 14),
-    "intermediate_size": (1, 1 << 21), "moe_intermediate_size": (0, 1 << 21),
-    "shared_expert_intermediate_size": (0, 1 << 21), "moe_shared_expert_intermediate_size": (0, 1 << 21),
-    "vocab_size": (1, 1 << 24), "max_position_embeddings": (1, 1 << 27), "original_max_position_embeddings": (1, 1 << 27),
-    "sliding_window": (0, 1 << 27), "num_experts": (0, 1 << 16), "num_local_experts": (0, 1 << 16),
-    "n_routed_experts": (0, 1 << 16), "n_shared_experts": (0, 1 << 10), "num_nextn_predict_layers": (0, 64),
-    "mtp_num_hidden_layers": (0, 64), "kv_lora_rank": (0, 1 << 16), "q_lora_rank": (0, 1 << 16),
-    "qk_nope_head_dim": (0, 1 << 14), "qk_rope_head_dim": (0, 1 << 14), "v_head_dim": (0, 1 << 14),
-    "rotary_dim": (0, 1 << 14), "linear_num_key_heads": (0, 1 << 14), "linear_num_value_heads": (0, 1 << 14),
-    "linear_key_head_dim": (0, 1 << 14), "linear_value_head_dim": (0, 1 << 14), "linear_conv_kernel_dim": (0, 64),
-    "mamba_num_heads": (0, 1 << 14), "mamba_head_dim": (0, 1 << 14), "n_groups": (0, 1 << 14),
-    "ssm_state_size": (0, 1 << 14), "conv_kernel": (0, 64), "full_attention_interval": (0, 1024),
-    "first_k_dense_replace": (0, 1024), "moe_layer_freq": (1, 1024), "decoder_sparse_step": (1, 1024),
-    "num_experts_per_tok": (0, 1 << 16), "depth": (0, 1024),
+    "num_hidden_layers": (1, 1024),
+    "hidden_size": (1, 1 << 18),
+    "num_attention_heads": (1, 1 << 14),
+    "num_key_value_heads": (1, 1 << 14),
+    "head_dim": (1, 1 << 14),
+    "attention_head_dim": (1, 1 << 14),
+    "intermediate_size": (1, 1 << 21),
+    "moe_intermediate_size": (0, 1 << 21),
+    "shared_expert_intermediate_size": (0, 1 << 21),
+    "moe_shared_expert_intermediate_size": (0, 1 << 21),
+    "vocab_size": (1, 1 << 24),
+    "max_position_embeddings": (1, 1 << 27),
+    "original_max_position_embeddings": (1, 1 << 27),
+    "sliding_window": (0, 1 << 27),
+    "num_experts": (0, 1 << 16),
+    "num_local_experts": (0, 1 << 16),
+    "n_routed_experts": (0, 1 << 16),
+    "n_shared_experts": (0, 1 << 10),
+    "num_nextn_predict_layers": (0, 64),
+    "mtp_num_hidden_layers": (0, 64),
+    "kv_lora_rank": (0, 1 << 16),
+    "q_lora_rank": (0, 1 << 16),
+    "qk_nope_head_dim": (0, 1 << 14),
+    "qk_rope_head_dim": (0, 1 << 14),
+    "v_head_dim": (0, 1 << 14),
+    "rotary_dim": (0, 1 << 14),
+    "linear_num_key_heads": (0, 1 << 14),
+    "linear_num_value_heads": (0, 1 << 14),
+    "linear_key_head_dim": (0, 1 << 14),
+    "linear_value_head_dim": (0, 1 << 14),
+    "linear_conv_kernel_dim": (0, 64),
+    "mamba_num_heads": (0, 1 << 14),
+    "mamba_head_dim": (0, 1 << 14),
+    "n_groups": (0, 1 << 14),
+    "ssm_state_size": (0, 1 << 14),
+    "conv_kernel": (0, 64),
+    "full_attention_interval": (0, 1024),
+    "first_k_dense_replace": (0, 1024),
+    "moe_layer_freq": (1, 1024),
+    "decoder_sparse_step": (1, 1024),
+    "num_experts_per_tok": (0, 1 << 16),
+    "depth": (0, 1024),
 }
 _OBJECT_FIELDS = ("text_config", "vision_config", "rope_scaling", "rope_parameters", "quantization_config")
 _FIX = "pass the model's real config.json from its Hugging Face repository (unmodified)"
@@ -353,15 +400,17 @@ def _check_fields(cfg: Dict[str, Any], where: str) -> None:
         value = cfg.get(key)
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and math.isnan(value)) or \
-                not low <= value <= high or int(value) != value:
-            raise BudgetInputError(f"model.config.{where}{key}",
-                                   f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, float) and math.isnan(value))
+            or not low <= value <= high
+            or int(value) != value
+        ):
+            raise BudgetInputError(f"model.config.{where}{key}", f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
     factor = cfg.get("partial_rotary_factor")
-    if factor is not None and (isinstance(factor, bool) or not isinstance(factor, (int, float)) or
-                               not 0 < factor <= 1):
-        raise BudgetInputError(f"model.config.{where}partial_rotary_factor", f"must be in (0, 1], got {factor!r:.60}",
-                               _FIX)
+    if factor is not None and (isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1):
+        raise BudgetInputError(f"model.config.{where}partial_rotary_factor", f"must be in (0, 1], got {factor!r:.60}", _FIX)
     for key in ("layer_types", "mlp_only_layers", "weight_block_size"):
         value = cfg.get(key)
         if value is not None and not isinstance(value, list):
@@ -371,8 +420,7 @@ def _check_fields(cfg: Dict[str, Any], where: str) -> None:
     rope = cfg.get("rope_scaling") or {}
     scale = rope.get("factor")
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale <= 1e4):
-        raise BudgetInputError(f"model.config.{where}rope_scaling.factor", f"must be a number in (0, 10000], got "
-                                                                           f"{scale!r:.60}", _FIX)
+        raise BudgetInputError(f"model.config.{where}rope_scaling.factor", f"must be a number in (0, 10000], got {scale!r:.60}", _FIX)
 
 
 _QUANT_COUNTS = {"bits": (1, 32), "group_size": (-1, 1 << 16), "num_bits": (1, 32)}
@@ -380,24 +428,20 @@ _QUANT_COUNTS = {"bits": (1, 32), "group_size": (-1, 1 << 16), "num_bits": (1, 3
 
 def _check_quant(qc: Dict[str, Any], where: str) -> None:
     block = qc.get("weight_block_size")
-    if block is not None and (not isinstance(block, list) or len(block) != 2 or
-                              not all(isinstance(b, int) and not isinstance(b, bool) and 0 < b <= 1 << 16
-                                      for b in block)):
-        raise BudgetInputError(f"model.config.{where}quantization_config.weight_block_size",
-                               f"must be two positive whole numbers, got {block!r:.60}", _FIX)
+    if block is not None and (
+        not isinstance(block, list) or len(block) != 2 or not all(isinstance(b, int) and not isinstance(b, bool) and 0 < b <= 1 << 16 for b in block)
+    ):
+        raise BudgetInputError(f"model.config.{where}quantization_config.weight_block_size", f"must be two positive whole numbers, got {block!r:.60}", _FIX)
     for key, (low, high) in _QUANT_COUNTS.items():
         value = qc.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
-            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
-                                   f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
     for key in ("quant_method", "quant_algo", "kv_cache_quant_algo"):
         if qc.get(key) is not None and not isinstance(qc[key], str):
-            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
-                                   f"must be a string, got {qc[key]!r:.60}", _FIX)
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a string, got {qc[key]!r:.60}", _FIX)
     for key in ("modules_to_not_convert", "ignored_layers", "ignore", "exclude_modules"):
         if qc.get(key) is not None and not isinstance(qc[key], list):
-            raise BudgetInputError(f"model.config.{where}quantization_config.{key}",
-                                   f"must be a list, got {qc[key]!r:.60}", _FIX)
+            raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a list, got {qc[key]!r:.60}", _FIX)
 
 
 def validate_config_fields(config: Dict[str, Any]) -> None:
@@ -412,12 +456,14 @@ def validate_config_fields(config: Dict[str, Any]) -> None:
 def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = None) -> ModelSpec:
     """Parse a real HF ``config.json`` dict (plus an optional ``hf_quant_config.json``) into a ModelSpec."""
     if not isinstance(config, dict) or not config:
-        raise BudgetInputError("model.config", "is not a JSON object (config.json missing, empty or malformed)",
-                               "point model at the directory holding the model's config.json, or pass its parsed dict")
+        raise BudgetInputError(
+            "model.config",
+            "is not a JSON object (config.json missing, empty or malformed)",
+            "point model at the directory holding the model's config.json, or pass its parsed dict",
+        )
     archs = config.get("architectures")
     if not isinstance(archs, list) or not archs or not isinstance(archs[0], str):
-        raise BudgetInputError("model.config.architectures", "is missing or not a list of class names",
-                               "use the unmodified config.json of the checkpoint")
+        raise BudgetInputError("model.config.architectures", "is missing or not a list of class names", "use the unmodified config.json of the checkpoint")
     arch = archs[0]
     validate_config_fields(config)
     # an unverified class is parsed with the generic layout; the engine decides per release whether SGLang treats
@@ -432,7 +478,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         text = dict(text, **aliased)
     hidden = _int(text, "hidden_size", where)
     if family == "mamba2" and "num_hidden_layers" not in text and isinstance(text.get("layers_block_type"), list):
-        text = dict(text, num_hidden_layers=len(text["layers_block_type"]))   # configs/nemotron_h.py derives it
+        text = dict(text, num_hidden_layers=len(text["layers_block_type"]))  # configs/nemotron_h.py derives it
     n_layers = _int(text, "num_hidden_layers", where)
     heads = _int(text, "num_attention_heads", where)
     kv_heads = _kv_head_count(text, where, heads)
@@ -442,35 +488,47 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         tie = bool(config.get("tie_word_embeddings", text.get("tie_word_embeddings", layout.tie_default)))
     else:
         tie = layout.tie == "always"
-    dtype = str(text.get("torch_dtype") or text.get("dtype") or config.get("torch_dtype") or config.get("dtype")
-                or "bfloat16")
+    dtype = str(text.get("torch_dtype") or text.get("dtype") or config.get("torch_dtype") or config.get("dtype") or "bfloat16")
     # configs/model_config.py _get_and_verify_dtype: with --dtype auto a float32 (or undeclared) checkpoint is
     # served in float16, bf16/fp16 stay as they are; --dtype float32 is applied by the engine (_effective_spec).
     dtype_bytes = min(2, DTYPE_BYTES.get(dtype.replace("torch.", ""), 2))
     max_pos = _int(text, "max_position_embeddings", where, 2048)
     rope_params = text.get("rope_parameters") or {}
-    partial = float(text.get("partial_rotary_factor") or rope_params.get("partial_rotary_factor")
-                    or text.get("rope_pct") or layout.partial_rotary_default)
+    partial = float(text.get("partial_rotary_factor") or rope_params.get("partial_rotary_factor") or text.get("rope_pct") or layout.partial_rotary_default)
     rotary_dim = int(text.get("rotary_dim") or head_dim * partial)
     if layout.qkv_bias is None:
-        qkv_bias = any(bool(text.get(k)) for k in layout.bias_key) if any(k in text for k in layout.bias_key) \
-            else layout.bias_default
+        qkv_bias = any(bool(text.get(k)) for k in layout.bias_key) if any(k in text for k in layout.bias_key) else layout.bias_default
     else:
         qkv_bias = layout.qkv_bias
     rope_rows = max_pos
     if layout.rope_rows_key and text.get(layout.rope_rows_key):
         rope_rows = _int(text, layout.rope_rows_key, where)
     spec = ModelSpec(
-        architecture=arch, family=family, hidden_size=hidden, num_layers=n_layers, num_heads=heads,
-        num_kv_heads=kv_heads, head_dim=head_dim, v_head_dim=head_dim,
-        intermediate_size=int(text.get("intermediate_size") or 0), vocab_size=vocab, tie_embeddings=tie,
-        dtype_bytes=dtype_bytes, max_position_embeddings=max_pos, derived_context_len=derive_context_length(text),
+        architecture=arch,
+        family=family,
+        hidden_size=hidden,
+        num_layers=n_layers,
+        num_heads=heads,
+        num_kv_heads=kv_heads,
+        head_dim=head_dim,
+        v_head_dim=head_dim,
+        intermediate_size=int(text.get("intermediate_size") or 0),
+        vocab_size=vocab,
+        tie_embeddings=tie,
+        dtype_bytes=dtype_bytes,
+        max_position_embeddings=max_pos,
+        derived_context_len=derive_context_length(text),
         rotary_dim=rotary_dim,
         rope_cache_len=rope_rows if layout.rope_layout == "local_global_unscaled" else _rope_cache(text, rotary_dim, rope_rows),
-        attention_bias=qkv_bias, o_proj_bias=qkv_bias if layout.o_bias is None else layout.o_bias,
+        attention_bias=qkv_bias,
+        o_proj_bias=qkv_bias if layout.o_bias is None else layout.o_bias,
         qk_norm=_has_qk_norm(layout, text),
-        quant=_quant(config, text, hf_quant_config), raw_text_config=text, raw_config=config, layout=layout,
-        norms_per_layer=layout.norms_per_layer, mlp_bias=qkv_bias if layout.mlp_bias is None else layout.mlp_bias,
+        quant=_quant(config, text, hf_quant_config),
+        raw_text_config=text,
+        raw_config=config,
+        layout=layout,
+        norms_per_layer=layout.norms_per_layer,
+        mlp_bias=qkv_bias if layout.mlp_bias is None else layout.mlp_bias,
         gated_mlp=layout.gated_mlp,
         num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
         mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),
@@ -479,15 +537,16 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         config_language_model_only=bool(config.get("language_model_only", False)),
     )
     ffn = "dense"
-    if family in ("moe", "gdn") and (text.get("num_experts") or text.get("num_local_experts")
-                                     or text.get("n_routed_experts")):
+    if family in ("moe", "gdn") and (text.get("num_experts") or text.get("num_local_experts") or text.get("n_routed_experts")):
         ffn = "moe"
     if family == "moe" or ffn == "moe":
         experts = text.get("num_experts") or text.get("num_local_experts") or text.get("n_routed_experts")
         if not experts:
-            raise BudgetInputError("model.config.num_experts", "is missing or null for the MoE class "
-                                   f"{arch}", "give num_experts (or num_local_experts / n_routed_experts) as in "
-                                   "the checkpoint's config.json")
+            raise BudgetInputError(
+                "model.config.num_experts",
+                f"is missing or null for the MoE class {arch}",
+                "give num_experts (or num_local_experts / n_routed_experts) as in the checkpoint's config.json",
+            )
         spec.num_experts = int(experts)
         spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or text.get("intermediate_size"))
         shared = text.get("shared_expert_intermediate_size")
@@ -501,8 +560,9 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         mlp_only = set(text.get("mlp_only_layers") or [])
         if layout.all_layers_moe:
             first_dense, sparse_step, mlp_only = 0, 1, set()
-        spec.layers = [("full", "moe" if family == "moe" and i >= first_dense and (i + 1) % sparse_step == 0
-                        and i not in mlp_only else "dense") for i in range(n_layers)]
+        spec.layers = [
+            ("full", "moe" if family == "moe" and i >= first_dense and (i + 1) % sparse_step == 0 and i not in mlp_only else "dense") for i in range(n_layers)
+        ]
     elif family == "mla":
         spec.q_lora_rank = text.get("q_lora_rank")
         spec.kv_lora_rank = _int(text, "kv_lora_rank", where)
@@ -518,8 +578,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         spec.router_bias = text.get("topk_method") == "noaux_tc"
         first_dense = int(text.get("first_k_dense_replace", 0) or 0)
         freq = int(text.get("moe_layer_freq", 1) or 1)
-        spec.layers = [("full", "moe" if spec.num_experts and i >= first_dense and i % freq == 0 else "dense")
-                       for i in range(n_layers)]
+        spec.layers = [("full", "moe" if spec.num_experts and i >= first_dense and i % freq == 0 else "dense") for i in range(n_layers)]
     elif family == "swa":
         types = text.get("layer_types")
         if isinstance(types, list) and len(types) == n_layers:
@@ -560,14 +619,13 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
             spec.moe_intermediate_size = int(text.get("moe_intermediate_size") or 0)
             # models/nemotron_h.py: one shared MLP of moe_shared_expert_intermediate_size x n_shared_experts; latent
             # MoE (moe_latent_size) runs the experts in that width between two replicated projections
-            spec.shared_expert_intermediate_size = int(text.get("moe_shared_expert_intermediate_size") or 0) * \
-                int(text.get("n_shared_experts") or 1)
+            spec.shared_expert_intermediate_size = int(text.get("moe_shared_expert_intermediate_size") or 0) * int(text.get("n_shared_experts") or 1)
             spec.moe_latent_size = int(text.get("moe_latent_size") or 0)
             spec.router_bias = True
     if heads and kv_heads and heads % kv_heads:
-        raise BudgetInputError(f"model.config.{where}num_key_value_heads",
-                               f"{kv_heads} does not divide num_attention_heads {heads}",
-                               "use the unmodified config.json")
+        raise BudgetInputError(
+            f"model.config.{where}num_key_value_heads", f"{kv_heads} does not divide num_attention_heads {heads}", "use the unmodified config.json"
+        )
     _check_consistency(text, where, spec)
     return spec
 
@@ -581,29 +639,27 @@ def _mamba2_pattern(text: Dict[str, Any], where: str, n_layers: int) -> str:
     blocks = text.get("layers_block_type")
     if "hybrid_override_pattern" not in text and isinstance(blocks, list):
         if not all(b in _BLOCK_TYPES for b in blocks) or len(blocks) != n_layers:
-            raise BudgetInputError(f"model.config.{where}layers_block_type",
-                                   f"must list one of {', '.join(_BLOCK_TYPES)} per layer", _FIX)
+            raise BudgetInputError(f"model.config.{where}layers_block_type", f"must list one of {', '.join(_BLOCK_TYPES)} per layer", _FIX)
         return "".join(_BLOCK_TYPES[b] for b in blocks)
     pattern = _need(text, "hybrid_override_pattern", where)
     if not isinstance(pattern, str) or len(pattern) != n_layers or not re.fullmatch(r"[*\-ME]+", pattern):
-        raise BudgetInputError("model.config.hybrid_override_pattern",
-                               "must be a string of M, *, - and E with one character per layer",
-                               "use the unmodified Nemotron-H config.json")
+        raise BudgetInputError(
+            "model.config.hybrid_override_pattern",
+            "must be a string of M, *, - and E with one character per layer",
+            "use the unmodified Nemotron-H config.json",
+        )
     return pattern
 
 
 def _check_consistency(text: Dict[str, Any], where: str, spec: ModelSpec) -> None:
     """Refuse fields that contradict each other (SGLang would fail on them at load time, or size nonsense)."""
-    if not (text.get("head_dim") or text.get("attention_head_dim")) and spec.num_heads and \
-            spec.hidden_size % spec.num_heads and not spec.is_mla:
-        raise BudgetInputError(f"model.config.{where}num_attention_heads",
-                               f"{spec.num_heads} does not divide hidden_size {spec.hidden_size} and no head_dim is "
-                               f"given", _FIX)
+    if not (text.get("head_dim") or text.get("attention_head_dim")) and spec.num_heads and spec.hidden_size % spec.num_heads and not spec.is_mla:
+        raise BudgetInputError(
+            f"model.config.{where}num_attention_heads", f"{spec.num_heads} does not divide hidden_size {spec.hidden_size} and no head_dim is given", _FIX
+        )
     types = text.get("layer_types")
     if isinstance(types, list) and 0 < len(types) < spec.num_layers:
-        raise BudgetInputError(f"model.config.{where}layer_types",
-                               f"names {len(types)} layers but num_hidden_layers is {spec.num_layers}", _FIX)
+        raise BudgetInputError(f"model.config.{where}layer_types", f"names {len(types)} layers but num_hidden_layers is {spec.num_layers}", _FIX)
     top_k = text.get("num_experts_per_tok")
     if spec.num_experts and isinstance(top_k, int) and not isinstance(top_k, bool) and top_k > spec.num_experts:
-        raise BudgetInputError(f"model.config.{where}num_experts_per_tok",
-                               f"{top_k} is more than the {spec.num_experts} experts", _FIX)
+        raise BudgetInputError(f"model.config.{where}num_experts_per_tok", f"{top_k} is more than the {spec.num_experts} experts", _FIX)

@@ -41,15 +41,18 @@ SPEC_553_ARCHS = {"LlamaForCausalLM", "Grok1ForCausalLM", "Grok1VForCausalLM"}
 # The speculative algorithms whose draft weights, KV and states the engine sizes (NEXTN is EAGLE with the MTP head).
 MODELLED_SPECULATION = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
 SSM_DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
-KV_DTYPE_BYTES = {"fp8_e5m2": 1, "fp8_e4m3": 1, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2,
-                  "float32": 4, "mxfp8": 1}
+KV_DTYPE_BYTES = {"fp8_e5m2": 1, "fp8_e4m3": 1, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2, "float32": 4, "mxfp8": 1}
 
-MSG_CONTEXT = ("Warning: User-specified context_length ({ctx}) is greater than the derived context_length "
-               "({derived}). This may lead to incorrect model outputs or CUDA errors. Note that the derived "
-               "context_length may differ from max_position_embeddings in the model's config. To allow overriding "
-               "this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1")
-MSG_IMBALANCE = ("The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
-                 "{min_name}={pre!r}, local_gpu_memory={local!r}, local_gpu_memory * 0.9={local09!r}")
+MSG_CONTEXT = (
+    "Warning: User-specified context_length ({ctx}) is greater than the derived context_length "
+    "({derived}). This may lead to incorrect model outputs or CUDA errors. Note that the derived "
+    "context_length may differ from max_position_embeddings in the model's config. To allow overriding "
+    "this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+)
+MSG_IMBALANCE = (
+    "The memory capacity is unbalanced. Some GPUs may be occupied by other processes. "
+    "{min_name}={pre!r}, local_gpu_memory={local!r}, local_gpu_memory * 0.9={local09!r}"
+)
 MSG_REQS_ZERO = "max_running_request is zero"
 MSG_POOL_SMALL = "Memory pool size is too small"
 
@@ -98,8 +101,7 @@ def _decode_graph_bs(max_bs: int, spec_on: bool, includes_max: bool) -> Tuple[in
 def decode_graph_bs(max_bs: int, spec_on: bool, includes_max: bool) -> List[int]:
     """The decode CUDA-graph batch sizes; ``includes_max``: the release appends max_bs when the steps miss it."""
     if spec_on:
-        bs = (list(range(1, 9)) + list(range(10, 33, 2)) + list(range(40, 65, 4)) + list(range(72, 257, 8))
-              + list(range(272, max_bs + 1, 16)))
+        bs = list(range(1, 9)) + list(range(10, 33, 2)) + list(range(40, 65, 4)) + list(range(72, 257, 8)) + list(range(272, max_bs + 1, 16))
     else:
         bs = [1, 2, 4, 8, 12] + list(range(16, 257, 8)) + list(range(272, 512, 16)) + list(range(512, max_bs + 1, 32))
     bs = [b for b in bs if b <= max_bs]
@@ -115,8 +117,14 @@ def _prefill_graph_count(max_bs: int) -> int:
 
 def prefill_graph_bs(max_bs: int) -> List[int]:
     """0.5.23 ``generate_prefill_cuda_graph_batch_sizes`` (tokens)."""
-    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32)) + list(range(576, 1025, 64))
-             + list(range(1280, 4097, 256)) + list(range(4608, max_bs + 1, 512)))
+    sizes = (
+        list(range(4, 33, 4))
+        + list(range(48, 257, 16))
+        + list(range(288, 513, 32))
+        + list(range(576, 1025, 64))
+        + list(range(1280, 4097, 256))
+        + list(range(4608, max_bs + 1, 512))
+    )
     return [s for s in sizes if s <= max_bs]
 
 
@@ -158,16 +166,25 @@ def prefill_graph_max_tokens(b: SizingBehaviour, spec: ModelSpec, args: Dict[str
 
 # ServerArgs._handle_piecewise_cuda_graph (0.5.10 server_args.py:1078-1138, 0.5.13 the same list less speculation):
 # the switches that turn piecewise CUDA graphs off by themselves.
-_PIECEWISE_OFF_FLAGS = ("enable_dp_attention", "enable_torch_compile", "lora_paths", "enable_lora",
-                        "enable_hierarchical_cache", "enable_deterministic_inference", "enable_symm_mem", "enable_eplb",
-                        "debug_cuda_graph", "enable_dsa_prefill_context_parallel")
+_PIECEWISE_OFF_FLAGS = (
+    "enable_dp_attention",
+    "enable_torch_compile",
+    "lora_paths",
+    "enable_lora",
+    "enable_hierarchical_cache",
+    "enable_deterministic_inference",
+    "enable_symm_mem",
+    "enable_eplb",
+    "debug_cuda_graph",
+    "enable_dsa_prefill_context_parallel",
+)
 
 
-def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool,
-                              multimodal_ok: FrozenSet[str] = frozenset()) -> Callable[..., bool]:
+def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool, multimodal_ok: FrozenSet[str] = frozenset()) -> Callable[..., bool]:
     """``_handle_piecewise_cuda_graph`` of 0.5.10-0.5.13 and the tc_piecewise rules of 0.5.14
     (``_disable_tc_piecewise_cudagraph_if_incompatible``): disabled archs, multimodal models (but those in
     ``multimodal_ok``), and the switches above (``with_speculation``: speculative decoding too, as in 0.5.10)."""
+
     def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
         if args.get("enforce_piecewise_cuda_graph"):
             return False
@@ -178,22 +195,22 @@ def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool,
             return True
         if float(args.get("cpu_offload_gb") or 0) > 0 or int(args.get("attn_cp_size") or 1) > 1:
             return True
-        if str(args.get("moe_a2a_backend") or "none") != "none" or \
-                str(args.get("disaggregation_mode") or "null") != "null":
+        if str(args.get("moe_a2a_backend") or "none") != "none" or str(args.get("disaggregation_mode") or "null") != "null":
             return True
-        return "gguf" in (str(args.get("load_format") or ""), str(args.get("quantization") or "")) or \
-            args.get("expert_distribution_recorder_mode") is not None
+        return "gguf" in (str(args.get("load_format") or ""), str(args.get("quantization") or "")) or args.get("expert_distribution_recorder_mode") is not None
+
     return auto_off
 
 
-def breakable_graphs_auto_off(multimodal_ok: FrozenSet[str], lora_and_dp_attention: bool = True,
-                              nemotron_h: bool = False,
-                              validated_a2a: FrozenSet[str] = frozenset({"none"})) -> Callable[..., bool]:
+def breakable_graphs_auto_off(
+    multimodal_ok: FrozenSet[str], lora_and_dp_attention: bool = True, nemotron_h: bool = False, validated_a2a: FrozenSet[str] = frozenset({"none"})
+) -> Callable[..., bool]:
     """``_disable_breakable_cudagraph_if_incompatible`` of a release whose default prefill backend is breakable on
     CUDA, while its rules still include MLA: 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814; also LoRA and DP
     attention) and 0.5.17 (server_args.py, ``nemotron_h``: the hybrid Mamba2 prefill, MLA except DSA, and only the
     unvalidated a2a backends). Multimodal models but those in ``multimodal_ok``, DeepSeek-V4 and context
     parallelism are refused by both."""
+
     def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
         if (spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
             return True
@@ -201,11 +218,10 @@ def breakable_graphs_auto_off(multimodal_ok: FrozenSet[str], lora_and_dp_attenti
             return True
         if lora_and_dp_attention and (args.get("lora_paths") or args.get("enable_lora") or args.get("enable_dp_attention")):
             return True
-        if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1 or \
-                args.get("enable_two_batch_overlap"):
+        if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1 or args.get("enable_two_batch_overlap"):
             return True
-        return str(args.get("moe_a2a_backend") or "none") not in validated_a2a or \
-            (spec.is_multimodal and spec.architecture not in multimodal_ok)
+        return str(args.get("moe_a2a_backend") or "none") not in validated_a2a or (spec.is_multimodal and spec.architecture not in multimodal_ok)
+
     return auto_off
 
 
@@ -220,23 +236,28 @@ def quant_check_modelopt_fp8_only(spec: ModelSpec, args: Dict[str, Any], sm: int
     user = str(args.get("quantization") or "").lower()
     if algo is None or "FP8" in algo or user not in ("", "modelopt", "modelopt_fp8"):
         return None
-    return StartupError("ValueError", "ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 "
-                                      "quantization, use ModelOptFp4Config. Check the quantization config for your "
-                                      "model's configuration.", "unsupported_quantization")
+    return StartupError(
+        "ValueError",
+        "ModelOptFp8Config only supports static FP8 quantization in SGLang. For FP4 "
+        "quantization, use ModelOptFp4Config. Check the quantization config for your "
+        "model's configuration.",
+        "unsupported_quantization",
+    )
 
 
 def _w4afp8_below_capability(sm: int) -> Optional[StartupError]:
     if sm >= _W4AFP8_MIN_SM:
         return None
     # model_loader/loader.py _get_quantization_config (0.5.12 :246-256)
-    return StartupError("ValueError", f"The quantization method w4afp8 is not supported for the current GPU. "
-                                      f"Minimum capability: {_W4AFP8_MIN_SM}. Current capability: {sm}.",
-                        "unsupported_gpu_arch")
+    return StartupError(
+        "ValueError",
+        f"The quantization method w4afp8 is not supported for the current GPU. Minimum capability: {_W4AFP8_MIN_SM}. Current capability: {sm}.",
+        "unsupported_gpu_arch",
+    )
 
 
 def _modelopt_mixed_checkpoint(spec: ModelSpec, args: Dict[str, Any]) -> bool:
-    return spec.quant.method == "modelopt_mixed" and not str(args.get("quantization") or "") and \
-        not spec.architecture.startswith("NemotronH")
+    return spec.quant.method == "modelopt_mixed" and not str(args.get("quantization") or "") and not spec.architecture.startswith("NemotronH")
 
 
 def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[StartupError]:
@@ -251,8 +272,9 @@ def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[Star
     value = spec.linear_num_value_heads * spec.linear_value_head_dim // tp
     for size in (key, key, value, value, spec.linear_num_value_heads // tp, spec.linear_num_value_heads // tp):
         if size % 128:
-            return StartupError("ValueError", f"Weight output_partition_size = {size} is not divisible by weight "
-                                              f"quantization block_n = 128.", "unsupported_quantization")
+            return StartupError(
+                "ValueError", f"Weight output_partition_size = {size} is not divisible by weight quantization block_n = 128.", "unsupported_quantization"
+            )
     return None
 
 
@@ -268,20 +290,31 @@ def fp8_block_shape_error(spec: ModelSpec, tp: int, ep: int) -> Optional[Startup
         if ffn == "moe" and spec.layout.experts_quantizable and spec.quant.algo_for(i, "mlp.experts.gate_proj"):
             part = spec.moe_intermediate_size // max(1, tp // ep)
             if part % block_n:
-                return StartupError("ValueError", f"The output_size of gate's and up's weight = {part} is not "
-                                                  f"divisible by weight quantization block_n = {block_n}.",
-                                    "unsupported_quantization")
+                return StartupError(
+                    "ValueError",
+                    f"The output_size of gate's and up's weight = {part} is not divisible by weight quantization block_n = {block_n}.",
+                    "unsupported_quantization",
+                )
             if tp > 1 and part % block_k:
-                return StartupError("ValueError", f"The input_size of down's weight = {part} is not divisible by "
-                                                  f"weight quantization block_k = {block_k}.", "unsupported_quantization")
+                return StartupError(
+                    "ValueError",
+                    f"The input_size of down's weight = {part} is not divisible by weight quantization block_k = {block_k}.",
+                    "unsupported_quantization",
+                )
         elif ffn == "dense" and tp > 1 and spec.quant.algo_for(i, "mlp.gate_proj"):
             part = spec.intermediate_size // tp
             if part % block_n:
-                return StartupError("ValueError", f"Weight output_partition_size = {part} is not divisible by weight "
-                                                  f"quantization block_n = {block_n}.", "unsupported_quantization")
+                return StartupError(
+                    "ValueError",
+                    f"Weight output_partition_size = {part} is not divisible by weight quantization block_n = {block_n}.",
+                    "unsupported_quantization",
+                )
             if part % block_k:
-                return StartupError("ValueError", f"Weight input_size_per_partition = {part} is not divisible by "
-                                                  f"weight quantization block_k = {block_k}.", "unsupported_quantization")
+                return StartupError(
+                    "ValueError",
+                    f"Weight input_size_per_partition = {part} is not divisible by weight quantization block_k = {block_k}.",
+                    "unsupported_quantization",
+                )
     return None
 
 
@@ -308,7 +341,7 @@ def vlm_factor(spec: ModelSpec) -> float:
     v = spec.vision or {}
     layers = v.get("num_hidden_layers", 24)
     hidden = v.get("hidden_size", 1024)
-    ratio = layers * hidden ** 2 / (24 * 1024 ** 2)
+    ratio = layers * hidden**2 / (24 * 1024**2)
     return 0.95 * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
@@ -329,15 +362,14 @@ class FractionInputs:
     disable_cuda_graph: bool
     prefill_graph_off: bool
     spec_algorithm: Optional[str]
-    fallback: float          # the fraction when the card's memory is unknown
+    fallback: float  # the fraction when the card's memory is unknown
     decode_reserve_always: bool  # the decode graphs are priced even when they are not captured
-    draft_reserve_mib: int       # the flat EAGLE/MTP draft allowance
+    draft_reserve_mib: int  # the flat EAGLE/MTP draft allowance
     mla_prefill_reserve_mib: Optional[float]  # the flat MLA prefill-graph price (None: 8 MiB per size)
 
 
 def _reserve_base(f: FractionInputs) -> float:
-    act = max(f.chunked_prefill_size, 2048) if f.chunked_prefill_size > 0 else \
-        max(int(f.args.get("max_prefill_tokens") or 16384), 2048)
+    act = max(f.chunked_prefill_size, 2048) if f.chunked_prefill_size > 0 else max(int(f.args.get("max_prefill_tokens") or 16384), 2048)
     return 512 + act * 1.5 + f.tp * f.pp / 8 * 1024
 
 
@@ -355,8 +387,7 @@ def default_mem_fraction_server_args(f: FractionInputs) -> float:
     if not f.prefill_graph_off:
         reserved += _prefill_graph_reserve(f)
     if f.attn_dp > 1:
-        reserved += f.cuda_graph_max_bs * f.dp * 3 + (f.cuda_graph_max_bs * f.dp * 1.5 if f.cuda_graph_max_bs > 300
-                                                      else 0)
+        reserved += f.cuda_graph_max_bs * f.dp * 3 + (f.cuda_graph_max_bs * f.dp * 1.5 if f.cuda_graph_max_bs > 300 else 0)
     if f.gpu_mem_mib is not None and f.gpu_mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     if f.spec_algorithm == "STANDALONE":
@@ -376,8 +407,7 @@ def default_mem_fraction_memory_hook(f: FractionInputs) -> float:
     if not f.prefill_graph_off:
         reserved += _prefill_graph_reserve(f)
     if f.attn_dp > 1:
-        reserved += f.cuda_graph_max_bs * f.attn_dp * 3 + (f.cuda_graph_max_bs * f.attn_dp * 1.5
-                                                           if f.cuda_graph_max_bs > 300 else 0)
+        reserved += f.cuda_graph_max_bs * f.attn_dp * 3 + (f.cuda_graph_max_bs * f.attn_dp * 1.5 if f.cuda_graph_max_bs > 300 else 0)
     if f.gpu_mem_mib is not None and f.gpu_mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return round((f.gpu_mem_mib - reserved) / f.gpu_mem_mib, 3) if f.gpu_mem_mib else f.fallback
@@ -424,7 +454,7 @@ class Resolved:
     attention_backend: str = "flashinfer"
     deterministic: bool = False
     mm_feature_transport: Optional[str] = None
-    arg_error: Optional[Tuple[str, str]] = None   # SGLang rejects the resolved arguments (type, message)
+    arg_error: Optional[Tuple[str, str]] = None  # SGLang rejects the resolved arguments (type, message)
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
 
@@ -444,8 +474,7 @@ def _bool_env(env: Dict[str, str], name: str, default: bool) -> bool:
     return str(env[name]).strip().lower() in ("1", "true", "yes", "on")
 
 
-def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease", gpu_mem_mib: Optional[float],
-                 sm: int, env: Dict[str, str]) -> Resolved:
+def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease", gpu_mem_mib: Optional[float], sm: int, env: Dict[str, str]) -> Resolved:
     """Replay the release's argument pipeline for the fields that decide memory."""
     b = release.sizing
     tp = int(_opt(args, "tp_size", "tensor_parallel_size", "tp") or 1)
@@ -465,19 +494,20 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     chunk = int(chunk_user) if chunk_user is not None else chunk_def
     max_bs = int(bs_user) if bs_user is not None else bs_def
     mrr_user = _opt(args, "max_running_requests")
-    if b.graph_bs_capped_by_max_running_requests and bs_user is None and mrr_user is not None \
-            and max_bs > int(mrr_user):
+    if b.graph_bs_capped_by_max_running_requests and bs_user is None and mrr_user is not None and max_bs > int(mrr_user):
         max_bs = int(mrr_user)  # memory_hook.py:182-188
     algo = _opt(args, "speculative_algorithm")
     algo = str(algo).upper() if algo else None
     if algo is not None and algo not in MODELLED_SPECULATION:
-        raise BudgetInputError("server_args.speculative_algorithm",
-                               f"{algo} is not a speculative algorithm the budget engine models "
-                               f"({', '.join(MODELLED_SPECULATION)})",
-                               "preflight without speculation, or with one of those algorithms")
+        raise BudgetInputError(
+            "server_args.speculative_algorithm",
+            f"{algo} is not a speculative algorithm the budget engine models ({', '.join(MODELLED_SPECULATION)})",
+            "preflight without speculation, or with one of those algorithms",
+        )
     spec_on = algo is not None
-    disable_cuda_graph = bool(args.get("disable_cuda_graph")) or \
-        (b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled")
+    disable_cuda_graph = bool(args.get("disable_cuda_graph")) or (
+        b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled"
+    )
     prefill_graph_off = prefill_graphs_off(b.prefill_graphs, spec, args, algo)
     graph_bs = _decode_graph_bs(max_bs, spec_on, b.decode_graph_bs_includes_max)
     prefill_sizes = 0
@@ -488,12 +518,27 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     if mfs_user is not None:
         mfs = float(mfs_user)
     else:
-        mfs = b.default_mem_fraction(FractionInputs(
-            spec=spec, args=args, gpu_mem_mib=gpu_mem_mib, tp=tp, pp=pp, dp=dp, attn_dp=attn_dp,
-            chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, prefill_graph_sizes=prefill_sizes,
-            disable_cuda_graph=disable_cuda_graph, prefill_graph_off=prefill_graph_off, spec_algorithm=algo,
-            fallback=b.mem_fraction_fallback, decode_reserve_always=b.decode_graph_reserve_always,
-            draft_reserve_mib=b.draft_reserve_mib, mla_prefill_reserve_mib=b.mla_prefill_reserve_mib))
+        mfs = b.default_mem_fraction(
+            FractionInputs(
+                spec=spec,
+                args=args,
+                gpu_mem_mib=gpu_mem_mib,
+                tp=tp,
+                pp=pp,
+                dp=dp,
+                attn_dp=attn_dp,
+                chunked_prefill_size=chunk,
+                cuda_graph_max_bs=max_bs,
+                prefill_graph_sizes=prefill_sizes,
+                disable_cuda_graph=disable_cuda_graph,
+                prefill_graph_off=prefill_graph_off,
+                spec_algorithm=algo,
+                fallback=b.mem_fraction_fallback,
+                decode_reserve_always=b.decode_graph_reserve_always,
+                draft_reserve_mib=b.draft_reserve_mib,
+                mla_prefill_reserve_mib=b.mla_prefill_reserve_mib,
+            )
+        )
         if spec.is_multimodal and not args.get("language_only") and not args.get("language_model_only"):
             mfs = mfs * vlm_factor(spec)
 
@@ -520,11 +565,12 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             mrr = 48
         if steps is None:
             if topk is not None or draft is not None:
-                raise BudgetInputError("server_args.speculative_num_steps",
-                                       "must be set when speculative_eagle_topk or speculative_num_draft_tokens is",
-                                       "set all three speculative flags, or none of them for SGLang's defaults")
-            steps, topk, draft = (5, 4, 8) if (spec.architecture in SPEC_553_ARCHS and algo != "STANDALONE") \
-                else (3, 1, 4)
+                raise BudgetInputError(
+                    "server_args.speculative_num_steps",
+                    "must be set when speculative_eagle_topk or speculative_num_draft_tokens is",
+                    "set all three speculative flags, or none of them for SGLang's defaults",
+                )
+            steps, topk, draft = (5, 4, 8) if (spec.architecture in SPEC_553_ARCHS and algo != "STANDALONE") else (3, 1, 4)
         topk = int(topk if topk is not None else 1)
         steps = int(steps)
         if topk == 1:
@@ -537,8 +583,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             mrr = 48
     # attention backend and page size (server_args.py _handle_attention_backend_compatibility,
     # _handle_page_size and the per-model hooks; arg_groups/model_override_base.py in 0.5.23)
-    attn_backend = attention_backend(spec, args, b, sm, args.get("speculative_algorithm"),
-                                     args.get("speculative_eagle_topk"))
+    attn_backend = attention_backend(spec, args, b, sm, args.get("speculative_algorithm"), args.get("speculative_eagle_topk"))
     hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
     if b.gpt_oss_trtllm_mha_disables_hybrid_swa and spec.family == "swa" and attn_backend == "trtllm_mha":
         hybrid_swa = False  # the release's GPT-OSS hook: trtllm_mha disables hybrid SWA memory
@@ -555,12 +600,20 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     elif attn_backend == "fa4" and not spec.is_mla:
         page = 128
     # hybrid mamba radix strategy
-    mamba = b.resolve_mamba_strategy(MambaStrategyInputs(
-        release=release, spec=spec, args=args, algo=algo, draft_tokens=draft,
-        disable_radix=bool(args.get("disable_radix_cache")), disable_overlap=disable_overlap, page_size=page,
-        attention_backend=attn_backend))
-    disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap,
-                                                           mamba.strategy, mamba.arg_error)
+    mamba = b.resolve_mamba_strategy(
+        MambaStrategyInputs(
+            release=release,
+            spec=spec,
+            args=args,
+            algo=algo,
+            draft_tokens=draft,
+            disable_radix=bool(args.get("disable_radix_cache")),
+            disable_overlap=disable_overlap,
+            page_size=page,
+            attention_backend=attn_backend,
+        )
+    )
+    disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap, mamba.strategy, mamba.arg_error)
     page = mamba.page_size if mamba.page_size is not None else page
     notes.extend(mamba.notes)
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
@@ -574,28 +627,53 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     elif kv_dtype in ("fp4_e2m1", "nvfp4", "fp4_mx_block16"):
         kv_bytes = 0.5 + 1 / 16
     else:
-        raise BudgetInputError("server_args.kv_cache_dtype", f"{kv_dtype!r} is not a KV cache dtype",
-                               "use auto, fp8_e4m3, fp8_e5m2 or bf16")
+        raise BudgetInputError("server_args.kv_cache_dtype", f"{kv_dtype!r} is not a KV cache dtype", "use auto, fp8_e4m3, fp8_e5m2 or bf16")
     ratio = _opt(args, "mamba_full_memory_ratio")
     mmcs = _opt(args, "max_mamba_cache_size")
     return Resolved(
-        release=release, tp=tp, attn_tp=attn_tp, ep=ep, attn_dp=attn_dp, gpu_mem_mib=gpu_mem_mib, sm=sm, mem_fraction_static=mfs,
-        mfs_from_default=mfs_default, chunked_prefill_size=chunk, cuda_graph_max_bs=max_bs, cuda_graph_bs=graph_bs,
-        prefill_graph_sizes=prefill_sizes, disable_cuda_graph=disable_cuda_graph, context_len=context_len,
-        context_error=context_error, spec_algorithm=algo, spec_steps=steps, spec_topk=topk, spec_draft_tokens=draft,
-        draft_path_given=bool(args.get("speculative_draft_model_path")), max_running_requests=mrr,
+        release=release,
+        tp=tp,
+        attn_tp=attn_tp,
+        ep=ep,
+        attn_dp=attn_dp,
+        gpu_mem_mib=gpu_mem_mib,
+        sm=sm,
+        mem_fraction_static=mfs,
+        mfs_from_default=mfs_default,
+        chunked_prefill_size=chunk,
+        cuda_graph_max_bs=max_bs,
+        cuda_graph_bs=graph_bs,
+        prefill_graph_sizes=prefill_sizes,
+        disable_cuda_graph=disable_cuda_graph,
+        context_len=context_len,
+        context_error=context_error,
+        spec_algorithm=algo,
+        spec_steps=steps,
+        spec_topk=topk,
+        spec_draft_tokens=draft,
+        draft_path_given=bool(args.get("speculative_draft_model_path")),
+        max_running_requests=mrr,
         max_running_requests_user=int(mrr_user) if mrr_user is not None else None,
-        disable_radix_cache=disable_radix, mamba_strategy=strategy if spec.is_mambaish else None,
+        disable_radix_cache=disable_radix,
+        mamba_strategy=strategy if spec.is_mambaish else None,
         disable_overlap_schedule=disable_overlap,
         mamba_full_memory_ratio=float(ratio) if ratio is not None else 0.9,
-        max_mamba_cache_size=int(mmcs) if mmcs is not None else None, mamba_ssm_dtype=ssm, page_size=page,
-        kv_cache_dtype=kv_dtype, kv_bytes=kv_bytes,
+        max_mamba_cache_size=int(mmcs) if mmcs is not None else None,
+        mamba_ssm_dtype=ssm,
+        page_size=page,
+        kv_cache_dtype=kv_dtype,
+        kv_bytes=kv_bytes,
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
-        attention_backend=attn_backend, arg_error=arg_error,
+        attention_backend=attn_backend,
+        arg_error=arg_error,
         deterministic=bool(args.get("enable_deterministic_inference")),
         mm_feature_transport=args.get("mm_feature_transport"),
-        swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8), hybrid_swa=hybrid_swa,
-        enable_torch_compile=bool(args.get("enable_torch_compile")), env=env, notes=notes)
+        swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8),
+        hybrid_swa=hybrid_swa,
+        enable_torch_compile=bool(args.get("enable_torch_compile")),
+        env=env,
+        notes=notes,
+    )
 
 
 @dataclass(frozen=True)
@@ -622,7 +700,7 @@ class MambaStrategy:
     disable_overlap: bool
     arg_error: Optional[Tuple[str, str]] = None
     notes: Tuple[str, ...] = ()
-    page_size: Optional[int] = None   # the page size the pass set, if it changed it
+    page_size: Optional[int] = None  # the page size the pass set, if it changed it
 
 
 def _requested_strategy(args: Dict[str, Any]) -> str:
@@ -645,16 +723,17 @@ def mamba_strategy_server_args(m: MambaStrategyInputs) -> MambaStrategy:
             disable_overlap = True
         else:
             disable_radix = True
-            notes = (f"{m.release.version} disables the radix cache: speculative decoding is not supported with the "
-                     f"no_buffer mamba radix cache (server_args.py:1759-1764)",)
+            notes = (
+                f"{m.release.version} disables the radix cache: speculative decoding is not supported with the "
+                f"no_buffer mamba radix cache (server_args.py:1759-1764)",
+            )
     arg_error = None
     if strategy == "extra_buffer" and not disable_radix:
         track = int(m.args.get("mamba_track_interval") or 256)
         if m.spec.architecture not in b.mamba_extra_buffer_archs:
             arg_error = ("AssertionError", f"mamba extra_buffer is not supported for {m.spec.architecture} model")
         elif m.draft_tokens is not None and track < m.draft_tokens:
-            arg_error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to "
-                                           f"speculative_num_draft_tokens {m.draft_tokens}")
+            arg_error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to speculative_num_draft_tokens {m.draft_tokens}")
     return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error, notes)
 
 
@@ -675,11 +754,9 @@ def mamba_strategy_server_args_checked(m: MambaStrategyInputs) -> MambaStrategy:
         elif disable_radix:
             error = ("ValueError", messages.mamba_extra_buffer_without_radix)
         elif m.draft_tokens is not None and strategy == "extra_buffer_lazy":
-            error = ("AssertionError", "extra_buffer_lazy is not yet supported with speculative decoding. "
-                                       "Use --mamba-scheduler-strategy extra_buffer instead.")
+            error = ("AssertionError", "extra_buffer_lazy is not yet supported with speculative decoding. Use --mamba-scheduler-strategy extra_buffer instead.")
         elif m.draft_tokens is not None and track < m.draft_tokens:
-            error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to "
-                                       f"speculative_num_draft_tokens {m.draft_tokens}")
+            error = ("AssertionError", f"mamba_track_interval {track} must be greater than or equal to speculative_num_draft_tokens {m.draft_tokens}")
         else:
             error = None
         return MambaStrategy(strategy, disable_radix, disable_overlap, error)
@@ -687,9 +764,13 @@ def mamba_strategy_server_args_checked(m: MambaStrategyInputs) -> MambaStrategy:
         return MambaStrategy(strategy, disable_radix, disable_overlap)
     page = 1 if b.no_buffer_forces_page_one else None
     if m.algo is not None:
-        return MambaStrategy(strategy, disable_radix, disable_overlap, ("ValueError",
-                             messages.mamba_speculation_needs_extra_buffer.format(arch=m.spec.architecture)),
-                             page_size=page)
+        return MambaStrategy(
+            strategy,
+            disable_radix,
+            disable_overlap,
+            ("ValueError", messages.mamba_speculation_needs_extra_buffer.format(arch=m.spec.architecture)),
+            page_size=page,
+        )
     if m.attention_backend == "trtllm_mha":
         return MambaStrategy(strategy, True, False, page_size=page)
     return MambaStrategy(strategy, disable_radix, True, page_size=page)
@@ -715,22 +796,19 @@ def mamba_strategy_hooks(m: MambaStrategyInputs) -> MambaStrategy:
         track = int(m.args.get("mamba_track_interval") or 256)
         if strategy in ("extra_buffer", "extra_buffer_lazy"):
             if m.spec.architecture not in b.mamba_extra_buffer_archs or not triton:
-                arg_error = ("AssertionError", f"extra_buffer is not supported for {m.spec.architecture}; "
-                                               f"use no_buffer.")
+                arg_error = ("AssertionError", f"extra_buffer is not supported for {m.spec.architecture}; use no_buffer.")
             elif (m.draft_tokens is not None and track < m.draft_tokens) or track % m.page_size:
                 arg_error = ("AssertionError", "")
         elif m.page_size != 1:
             arg_error = ("AssertionError", "no_buffer only supports page_size=1.")
         elif not disable_overlap:
-            arg_error = ("AssertionError", "no_buffer do not support overlap schedule. Try to set "
-                                           "disable_overlap_schedule=True.")
+            arg_error = ("AssertionError", "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True.")
         elif m.attention_backend == "trtllm_mha":
             arg_error = ("AssertionError", "no_buffer do not support trtllm_mha attention backend.")
     return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error)
 
 
-def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBehaviour, sm: int, algo: Optional[str],
-                      topk: Optional[int]) -> str:
+def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBehaviour, sm: int, algo: Optional[str], topk: Optional[int]) -> str:
     """The attention backend SGLang picks when ``--attention-backend`` is not given (it decides the page size)."""
     user = _opt(args, "attention_backend", "decode_attention_backend")
     if user:
@@ -812,9 +890,14 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         budgeted_draft = True
     else:
         budgeted_draft = False
-    return {"cell": cell if isinstance(cell, float) and not cell.is_integer() else int(cell), "per_layer": per,
-            "n_full": n_full, "n_swa": n_swa, "draft_budgeted": budgeted_draft,
-            "draft_layers": draft_layers or (1 if spec.has_mtp_head else 0)}
+    return {
+        "cell": cell if isinstance(cell, float) and not cell.is_integer() else int(cell),
+        "per_layer": per,
+        "n_full": n_full,
+        "n_swa": n_swa,
+        "draft_budgeted": budgeted_draft,
+        "draft_layers": draft_layers or (1 if spec.has_mtp_head else 0),
+    }
 
 
 def mamba_per_req(spec: ModelSpec, r: Resolved) -> int:
@@ -841,8 +924,15 @@ def mamba_per_req(spec: ModelSpec, r: Resolved) -> int:
 def swa_request_cap(spec: ModelSpec, r: Resolved) -> Optional[int]:
     """``compute_swa_request_cap`` when the release has ``SWARequestCapPoolConfigurator`` and it is applicable
     (hybrid SWA, radix off, explicit max_running_requests, chunked prefill on), else None."""
-    if not r.release.sizing.swa_request_cap or not r.hybrid_swa or r.max_running_requests is None or not r.disable_radix_cache \
-            or r.chunked_prefill_size <= 0 or not spec.sliding_window or not spec.full_attention_layer_ids:
+    if (
+        not r.release.sizing.swa_request_cap
+        or not r.hybrid_swa
+        or r.max_running_requests is None
+        or not r.disable_radix_cache
+        or r.chunked_prefill_size <= 0
+        or not spec.sliding_window
+        or not spec.full_attention_layer_ids
+    ):
         return None
     page = r.page_size
     draft = r.spec_draft_tokens or 1
@@ -911,7 +1001,7 @@ class PoolBudget:
     mamba_slots: int = 0
     mamba_main_gib: float = 0.0
     mamba_spec_gib: float = 0.0
-    request_estimate: Optional[int] = None   # 0.5.9 derives the request cap while counting tokens
+    request_estimate: Optional[int] = None  # 0.5.9 derives the request cap while counting tokens
 
     @property
     def mamba_gib(self) -> float:
@@ -926,10 +1016,10 @@ class PoolInputs:
     r: Resolved
     cell: Dict[str, Any]
     per_req: int
-    spec_on: bool            # speculative decoding with draft tokens (not NGRAM)
+    spec_on: bool  # speculative decoding with draft tokens (not NGRAM)
     requests: Optional[int]  # max_running_requests after resolution
     draft_tokens: int
-    dp_workers: int          # attention-DP workers: requests and mamba slots are per worker
+    dp_workers: int  # attention-DP workers: requests and mamba slots are per worker
 
 
 def mamba_split_mixin(p: PoolInputs, pool: PoolBudget) -> None:
@@ -944,8 +1034,7 @@ def mamba_split_mixin(p: PoolInputs, pool: PoolBudget) -> None:
     elif r.disable_radix_cache and p.requests is not None:
         pool.mamba_slots = p.requests // p.dp_workers
     else:
-        pool.mamba_slots = int((pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB)
-                               // per_req)
+        pool.mamba_slots = int((pool.rest * r.mamba_full_memory_ratio / (1 + r.mamba_full_memory_ratio) * GIB) // per_req)
     pool.mamba_main_gib = pool.mamba_slots * per_req / GIB
     pool.rest -= pool.mamba_main_gib
 
@@ -981,8 +1070,7 @@ def mamba_split_configurator(p: PoolInputs, pool: PoolBudget) -> None:
     pool.mamba_slots = slots
     pool.rest -= pool.mamba_spec_gib
     if slots <= 0:
-        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(
-            k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
+        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
     pool.mamba_main_gib = (slots + 1) * per_req / GIB
     pool.rest -= pool.mamba_main_gib
 
@@ -1011,8 +1099,7 @@ def mamba_split_joint_unpadded(p: PoolInputs, pool: PoolBudget) -> None:
     pool.mamba_slots = slots
     pool.rest -= pool.mamba_spec_gib
     if slots <= 0:
-        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(
-            k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
+        raise StartupError("RuntimeError", r.release.sizing.messages.mamba_zero.format(k=slots, rest=pool.rest, mb=per_req / MIB), "mamba_pool_too_small")
     pool.mamba_main_gib = slots * per_req / GIB
     pool.rest -= pool.mamba_main_gib
 
@@ -1045,11 +1132,14 @@ def kv_tokens_configurator(p: PoolInputs, pool: PoolBudget) -> int:
     avail_bytes = int(pool.rest * GIB)
     tokens = int((avail_bytes - fixed_bytes) // (cell["per_layer"] * cell["n_full"])) // page * page
     if tokens <= 0:
-        raise StartupError("RuntimeError", f"SWA pool cap ({swa_fixed} tokens, {fixed_bytes / GIB:.2f} GiB) leaves "
-                                           f"no room for the full KV pool within the available "
-                                           f"{avail_bytes / GIB:.2f} GiB. Reduce --max-running-requests, lower "
-                                           f"SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
-                           "kv_pool_too_small")
+        raise StartupError(
+            "RuntimeError",
+            f"SWA pool cap ({swa_fixed} tokens, {fixed_bytes / GIB:.2f} GiB) leaves "
+            f"no room for the full KV pool within the available "
+            f"{avail_bytes / GIB:.2f} GiB. Reduce --max-running-requests, lower "
+            f"SGLANG_SWA_EVICTION_INTERVAL, or increase --mem-fraction-static.",
+            "kv_pool_too_small",
+        )
     return tokens
 
 
@@ -1058,9 +1148,13 @@ def request_cap_mixin(p: PoolInputs, pool: PoolBudget, tokens: int, warnings: Li
     requests, dpw = p.requests, p.dp_workers
     max_running = min(tokens // 2 if requests is None else requests // dpw, pool.request_estimate)
     if requests is not None and max_running < requests // dpw:
-        warnings.append({"id": "max_running_requests_capped",
-                         "message": f"max_running_requests is capped to {max_running} (requested {requests}) by the "
-                                    f"mamba state cache ({pool.mamba_slots} slots, {mamba_ratio(p.r)} per request)"})
+        warnings.append(
+            {
+                "id": "max_running_requests_capped",
+                "message": f"max_running_requests is capped to {max_running} (requested {requests}) by the "
+                f"mamba state cache ({pool.mamba_slots} slots, {mamba_ratio(p.r)} per request)",
+            }
+        )
     return max_running
 
 
@@ -1075,14 +1169,17 @@ def request_cap_estimate_bounded(p: PoolInputs, pool: PoolBudget, tokens: int, w
         ratio = mamba_ratio(r)
         cap = pool.mamba_slots // ratio
         if cap < reqs:
-            warnings.append({"id": "max_running_requests_capped",
-                             "message": f"max_running_requests is capped to {cap} by the mamba state cache "
-                                        f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per "
-                                        f"request)"})
+            warnings.append(
+                {
+                    "id": "max_running_requests_capped",
+                    "message": f"max_running_requests is capped to {cap} by the mamba state cache "
+                    f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per "
+                    f"request)",
+                }
+            )
         reqs = min(reqs, cap)
         if reqs <= 0 and r.release.sizing.messages.mamba_requests is not None:
-            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(
-                k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
+            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
     return reqs
 
 
@@ -1101,20 +1198,27 @@ def request_cap_configurator(p: PoolInputs, pool: PoolBudget, tokens: int, warni
         cap = pool.mamba_slots // ratio
         if cap < reqs:
             capped_by_mamba = True
-            warnings.append({"id": "max_running_requests_capped",
-                             "message": f"max_running_requests is capped to {cap} by the mamba state cache "
-                                        f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per request). "
-                                        f"To raise it: increase --mamba-full-memory-ratio or --max-mamba-cache-size, "
-                                        f"or halve the state size with --mamba-ssm-dtype bfloat16."})
+            warnings.append(
+                {
+                    "id": "max_running_requests_capped",
+                    "message": f"max_running_requests is capped to {cap} by the mamba state cache "
+                    f"(max_mamba_cache_size={pool.mamba_slots}, {ratio} state slots per request). "
+                    f"To raise it: increase --mamba-full-memory-ratio or --max-mamba-cache-size, "
+                    f"or halve the state size with --mamba-ssm-dtype bfloat16.",
+                }
+            )
         reqs = min(reqs, cap)
         if reqs <= 0:
-            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(
-                k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
+            raise StartupError("RuntimeError", r.release.sizing.messages.mamba_requests.format(k=pool.mamba_slots, ratio=ratio, n=reqs), "mamba_pool_too_small")
     if requests is not None and reqs < requests_per_worker(p) and not capped_by_mamba:
-        warnings.append({"id": "max_running_requests_capped",
-                         "message": f"max_running_requests was reduced from the requested {requests_per_worker(p)} "
-                                    f"to {reqs} (per dp "
-                                    f"worker) due to the available KV cache capacity."})
+        warnings.append(
+            {
+                "id": "max_running_requests_capped",
+                "message": f"max_running_requests was reduced from the requested {requests_per_worker(p)} "
+                f"to {reqs} (per dp "
+                f"worker) due to the available KV cache capacity.",
+            }
+        )
     return reqs
 
 
@@ -1135,13 +1239,11 @@ def _hybrid_swa_split(p: PoolInputs, tokens: int) -> Tuple[int, Optional[int]]:
         swa_tokens = int(full * r.swa_full_tokens_ratio) // r.page_size * r.page_size
     floor_msg = b.messages.swa_pool_below_window
     if floor_msg and cap is None and spec.sliding_window and swa_tokens < spec.sliding_window + r.page_size:
-        raise StartupError("ValueError", floor_msg.format(swa=swa_tokens, window=spec.sliding_window,
-                                                          page=r.page_size), "kv_pool_too_small")
+        raise StartupError("ValueError", floor_msg.format(swa=swa_tokens, window=spec.sliding_window, page=r.page_size), "kv_pool_too_small")
     return full // r.page_size * r.page_size, swa_tokens
 
 
-def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, cell: Dict[str, Any],
-               per_req: int) -> Sizing:
+def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, cell: Dict[str, Any], per_req: int) -> Sizing:
     """Replay the target worker's profile -> mamba split -> token count -> request cap, raising StartupError."""
     b = r.release.sizing
     eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
@@ -1158,25 +1260,36 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
             mm_mb += float(r.env.get("SGLANG_MM_FEATURE_CACHE_MB", 1024))
         mm = mm_mb / 1024
     pool = PoolBudget(rest=avail - pre * (1 - mfs) - mm)
-    p = PoolInputs(spec=spec, r=r, cell=cell, per_req=per_req,
-                   spec_on=r.spec_algorithm is not None and r.spec_algorithm != "NGRAM",
-                   requests=r.max_running_requests, draft_tokens=r.spec_draft_tokens or 0, dp_workers=r.attn_dp)
+    p = PoolInputs(
+        spec=spec,
+        r=r,
+        cell=cell,
+        per_req=per_req,
+        spec_on=r.spec_algorithm is not None and r.spec_algorithm != "NGRAM",
+        requests=r.max_running_requests,
+        draft_tokens=r.spec_draft_tokens or 0,
+        dp_workers=r.attn_dp,
+    )
     warnings: List[Dict[str, str]] = []
     if spec.is_mambaish:
         b.mamba_split(p, pool)
     if b.messages.kv_no_room is not None and pool.rest <= 0:
         minv = 1 - avail / pre
-        raise StartupError("ValueError", b.messages.kv_no_room.format(mfs=mfs, sugg=math.ceil(minv * 1000) / 1000,
-                                                                      minv=minv),
-                           "mamba_pool_too_small" if spec.is_mambaish and pool.rest + pool.mamba_gib > 0
-                           else "kv_pool_too_small")
+        raise StartupError(
+            "ValueError",
+            b.messages.kv_no_room.format(mfs=mfs, sugg=math.ceil(minv * 1000) / 1000, minv=minv),
+            "mamba_pool_too_small" if spec.is_mambaish and pool.rest + pool.mamba_gib > 0 else "kv_pool_too_small",
+        )
     cell_b = cell["cell"]
     tokens = b.kv_tokens(p, pool)
     if r.max_total_tokens is not None:
         if r.max_total_tokens > tokens:
-            warnings.append({"id": "max_total_tokens_above_profile",
-                             "message": f"max_total_tokens={r.max_total_tokens} is larger than the profiled value "
-                                        f"{tokens}. Use the profiled value instead."})
+            warnings.append(
+                {
+                    "id": "max_total_tokens_above_profile",
+                    "message": f"max_total_tokens={r.max_total_tokens} is larger than the profiled value {tokens}. Use the profiled value instead.",
+                }
+            )
         tokens = min(tokens, r.max_total_tokens)
     tokens = tokens // r.page_size * r.page_size
     swa_tokens = None
@@ -1194,14 +1307,19 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     # tp_worker asserts max_req_len > 0, and in some releases max_req_input_len = max_req_len - 5 > 0 too
     if max_req_len <= 0 or (b.asserts_max_req_input_len and max_req_len - 5 <= 0):
         raise StartupError("AssertionError", MSG_POOL_SMALL, "kv_pool_too_small")
-    return Sizing(max_total_num_tokens=tokens, max_running_requests=max_running, mamba_slots=pool.mamba_slots,
-                  swa_tokens=swa_tokens, mamba_main_gib=pool.mamba_main_gib,
-                  mamba_spec_gib=pool.mamba_spec_gib, kv_pool_gib=tokens * cell_b / GIB,
-                  warnings=warnings)
+    return Sizing(
+        max_total_num_tokens=tokens,
+        max_running_requests=max_running,
+        mamba_slots=pool.mamba_slots,
+        swa_tokens=swa_tokens,
+        mamba_main_gib=pool.mamba_main_gib,
+        mamba_spec_gib=pool.mamba_spec_gib,
+        kv_pool_gib=tokens * cell_b / GIB,
+        warnings=warnings,
+    )
 
 
-def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, cell: Dict[str, Any],
-                  per_req: int) -> Dict[str, float]:
+def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, cell: Dict[str, Any], per_req: int) -> Dict[str, float]:
     """What must come out of the non-static slack after the pools exist (GiB), item by item.
 
     Hard items are allocated for certain; ``graphs_and_activations`` is SGLang's own reserve heuristic
@@ -1216,8 +1334,7 @@ def runtime_needs(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, s: Sizing, 
         else:
             needs["draft_embed_head_freed"] = -wb.draft_embed_head_bytes / GIB
         if not cell["draft_budgeted"]:
-            needs["draft_kv_pool"] = (s.max_total_num_tokens + r.page_size) * cell["per_layer"] * \
-                max(1, cell["draft_layers"]) / GIB
+            needs["draft_kv_pool"] = (s.max_total_num_tokens + r.page_size) * cell["per_layer"] * max(1, cell["draft_layers"]) / GIB
     if spec.is_mambaish and b.mamba_padding_slots_after_sizing:
         needs["mamba_padding_slots"] = (1 + (D if r.spec_algorithm else 0)) * per_req / GIB
     needs["req_to_token"] = (s.max_running_requests + 1) * (r.context_len + 4 + D) * 4 / GIB

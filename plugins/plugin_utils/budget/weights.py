@@ -41,11 +41,9 @@ def read_safetensors_header(path: str) -> Dict[str, Any]:
     try:
         return read_header_object(path)
     except OSError as exc:
-        raise BudgetInputError("model.path", f"cannot read {path}: {exc.strerror}",
-                               "check the path and its permissions") from None
+        raise BudgetInputError("model.path", f"cannot read {path}: {exc.strerror}", "check the path and its permissions") from None
     except SafetensorsHeaderError as exc:
-        raise BudgetInputError("model.path", f"{path} is not a complete safetensors shard: {exc}",
-                               "re-download the shard") from None
+        raise BudgetInputError("model.path", f"{path} is not a complete safetensors shard: {exc}", "re-download the shard") from None
 
 
 def header_total_bytes(headers: Iterable[Dict[str, Any]]) -> int:
@@ -86,7 +84,7 @@ class Linear:
     count: int = 1
     quantizable: bool = True
     bias: int = 0
-    elem_bytes: Optional[float] = None   # fixed element size (norms in fp32, A_log)
+    elem_bytes: Optional[float] = None  # fixed element size (norms in fp32, A_log)
 
 
 def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
@@ -137,9 +135,8 @@ def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     if spec.qk_norm:
         if spec.layout.qk_norm == "projection":
             out += [_norm(i, "self_attn.q_norm", q_heads * hd), _norm(i, "self_attn.k_norm", kv * hd)]
-        elif spec.layout.qk_norm == "full_projection":   # replicated: every rank holds the whole norm
-            out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd),
-                    _norm(i, "self_attn.k_norm", spec.num_kv_heads * hd)]
+        elif spec.layout.qk_norm == "full_projection":  # replicated: every rank holds the whole norm
+            out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd), _norm(i, "self_attn.k_norm", spec.num_kv_heads * hd)]
         else:
             out += [_norm(i, "self_attn.q_norm", hd), _norm(i, "self_attn.k_norm", hd)]
     if spec.family == "swa":  # attention sinks, one per local head
@@ -152,8 +149,7 @@ def _mla(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     qk = spec.qk_nope_head_dim + spec.qk_rope_head_dim
     out: List[Linear] = []
     if spec.q_lora_rank:
-        out.append(Linear(i, "self_attn.fused_qkv_a_proj_with_mqa", spec.q_lora_rank + spec.kv_lora_rank
-                          + spec.qk_rope_head_dim, h))
+        out.append(Linear(i, "self_attn.fused_qkv_a_proj_with_mqa", spec.q_lora_rank + spec.kv_lora_rank + spec.qk_rope_head_dim, h))
         out.append(_norm(i, "self_attn.q_a_layernorm", spec.q_lora_rank))
         out.append(Linear(i, "self_attn.q_b_proj", heads * qk, spec.q_lora_rank))
     else:
@@ -176,7 +172,7 @@ def _gdn(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
         Linear(i, "linear_attn.in_proj_b", vh // tp, h),
         Linear(i, "linear_attn.in_proj_a", vh // tp, h),
         Linear(i, "linear_attn.conv1d", conv_dim // tp, spec.linear_conv_kernel_dim, quantizable=False),
-        Linear(i, "linear_attn.A_log", vh // tp, 1, elem_bytes=4),   # kept in fp32 (models/qwen3_next.py)
+        Linear(i, "linear_attn.A_log", vh // tp, 1, elem_bytes=4),  # kept in fp32 (models/qwen3_next.py)
         Linear(i, "linear_attn.dt_bias", vh // tp, 1, quantizable=False),
         _norm(i, "linear_attn.norm", vd),
         Linear(i, "linear_attn.out_proj", h, vh * vd // tp),
@@ -194,18 +190,16 @@ def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     bias = bool(spec.raw_text_config.get("use_conv_bias", True))
     return [
         Linear(i, "mixer.in_proj", (2 * inter + 2 * groups * state + heads) // tp, h),
-        Linear(i, "mixer.conv1d", conv_dim // tp, spec.conv_kernel, quantizable=False,
-               bias=conv_dim // tp if bias else 0),
+        Linear(i, "mixer.conv1d", conv_dim // tp, spec.conv_kernel, quantizable=False, bias=conv_dim // tp if bias else 0),
         Linear(i, "mixer.A", heads // tp, 1, elem_bytes=4),
-        Linear(i, "mixer.D", heads // tp, 1, quantizable=False),       # layers/attention/mamba/mamba.py:
+        Linear(i, "mixer.D", heads // tp, 1, quantizable=False),  # layers/attention/mamba/mamba.py:
         Linear(i, "mixer.dt_bias", heads // tp, 1, quantizable=False),  # A fp32, D and dt_bias model dtype
         _norm(i, "mixer.norm", inter // tp),
         Linear(i, "mixer.out_proj", h, inter // tp),
     ]
 
 
-def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1,
-         hidden: Optional[int] = None) -> List[Linear]:
+def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1, hidden: Optional[int] = None) -> List[Linear]:
     h = hidden or spec.hidden_size
     bias = spec.mlp_bias and prefix == "mlp"
     up = [Linear(i, f"{prefix}.up_proj", inter // tp, h, count=count, bias=inter // tp if bias else 0)]
@@ -234,11 +228,9 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     out.append(Linear(i, "mlp.gate", e, h, quantizable=False, elem_bytes=4 if spec.layout.router_float32 else None))
     if spec.router_bias:
         out.append(Linear(i, "mlp.gate.e_score_correction_bias", e, 1, elem_bytes=4))
-    experts = _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts,
-                   hidden=spec.moe_latent_size or None)
-    if spec.moe_latent_size:   # models/nemotron_h.py fc1/fc2_latent_proj: replicated, quantized
-        out += [Linear(i, "mlp.fc1_latent_proj", spec.moe_latent_size, h),
-                Linear(i, "mlp.fc2_latent_proj", h, spec.moe_latent_size)]
+    experts = _mlp(spec, i, inter, moe_tp, prefix="mlp.experts", count=local_experts, hidden=spec.moe_latent_size or None)
+    if spec.moe_latent_size:  # models/nemotron_h.py fc1/fc2_latent_proj: replicated, quantized
+        out += [Linear(i, "mlp.fc1_latent_proj", spec.moe_latent_size, h), Linear(i, "mlp.fc2_latent_proj", h, spec.moe_latent_size)]
     if not spec.layout.experts_quantizable:
         experts = [replace(lin, quantizable=False) for lin in experts]
     out += experts
@@ -249,8 +241,7 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     return out
 
 
-def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int,
-                   attn_tp: Optional[int] = None) -> List[Linear]:
+def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int, attn_tp: Optional[int] = None) -> List[Linear]:
     """One layer on one rank; the mixer is split over the attention TP group (``tp / attn_dp``)."""
     h = spec.hidden_size
     atp = attn_tp or tp
@@ -274,8 +265,7 @@ def _vocab_rows(spec: ModelSpec, tp: int) -> int:
     return _pad(spec.vocab_size, VOCAB_PAD) // tp if tp > 1 else spec.vocab_size
 
 
-def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Optional[int] = None,
-                dp_lm_head: bool = False, draft: bool = False) -> List[Linear]:
+def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Optional[int] = None, dp_lm_head: bool = False, draft: bool = False) -> List[Linear]:
     """Embedding and lm_head rows on one rank.
 
     With DP attention (``attn_tp < tp``) DeepSeek's embedding uses the attention TP group
@@ -292,8 +282,16 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
         # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
         # the MTP draft's own head is built under the draft's quant config, which excludes it
         rows = _vocab_rows(spec, head_tp)
-        out.append(Linear(None, "lm_head", rows, spec.hidden_size, bias=rows if spec.layout.lm_head_bias else 0,
-                          quantizable=spec.quant.method == "modelopt_mixed" and not draft))
+        out.append(
+            Linear(
+                None,
+                "lm_head",
+                rows,
+                spec.hidden_size,
+                bias=rows if spec.layout.lm_head_bias else 0,
+                quantizable=spec.quant.method == "modelopt_mixed" and not draft,
+            )
+        )
     return out
 
 
@@ -314,23 +312,28 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
     out_h = int(v.get("out_hidden_size", spec.hidden_size))
     npos = int(v.get("num_position_embeddings", 2304))
     m = h * merge * merge
-    rows = [Linear(None, "visual.patch_embed", h, chans * tpatch * patch * patch, quantizable=False, bias=h),
-            # pos_embed is a VocabParallelEmbedding in SGLang, so it is split over TP too
-            Linear(None, "visual.pos_embed", npos // tp, h, quantizable=False)]
+    rows = [
+        Linear(None, "visual.patch_embed", h, chans * tpatch * patch * patch, quantizable=False, bias=h),
+        # pos_embed is a VocabParallelEmbedding in SGLang, so it is split over TP too
+        Linear(None, "visual.pos_embed", npos // tp, h, quantizable=False),
+    ]
     for b in range(depth):
-        rows += [Linear(None, f"visual.blocks.{b}.norms", 4 * h, 1, quantizable=False),
-                 Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
-                 Linear(None, f"visual.blocks.{b}.attn.proj", h, h // tp, quantizable=False, bias=h),
-                 Linear(None, f"visual.blocks.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
-                 Linear(None, f"visual.blocks.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h)]
-    rows += [Linear(None, "visual.merger.norm", 2 * h, 1, quantizable=False),
-             Linear(None, "visual.merger.fc1", m // tp, m, quantizable=False, bias=m // tp),
-             Linear(None, "visual.merger.fc2", out_h, m // tp, quantizable=False, bias=out_h)]
+        rows += [
+            Linear(None, f"visual.blocks.{b}.norms", 4 * h, 1, quantizable=False),
+            Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
+            Linear(None, f"visual.blocks.{b}.attn.proj", h, h // tp, quantizable=False, bias=h),
+            Linear(None, f"visual.blocks.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
+            Linear(None, f"visual.blocks.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h),
+        ]
+    rows += [
+        Linear(None, "visual.merger.norm", 2 * h, 1, quantizable=False),
+        Linear(None, "visual.merger.fc1", m // tp, m, quantizable=False, bias=m // tp),
+        Linear(None, "visual.merger.fc2", out_h, m // tp, quantizable=False, bias=out_h),
+    ]
     return rows
 
 
-def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int] = None,
-                   dp_lm_head: bool = False) -> List[Linear]:
+def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
     rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     for i, (mixer, ffn) in enumerate(spec.layers):
         rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
@@ -340,8 +343,7 @@ def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int]
     return rows
 
 
-def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = True,
-                  attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
+def draft_linears(spec: ModelSpec, tp: int, ep: int = 1, own_embed_head: bool = True, attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
     """The NEXTN/MTP draft head as SGLang builds it from the target checkpoint.
 
     Qwen3.5/3.6 and Qwen3-Next (``models/qwen3_5_mtp.py``, ``qwen3_next_mtp.py``): replicated ``fc`` 2H->H,
@@ -372,8 +374,7 @@ def linears_bytes(rows: List[Linear], spec: ModelSpec) -> int:
 VISION_ROPE_ROWS = 8192  # models/qwen3_vl.py: the ViT's get_rope(max_position=8192, rotary_dim=head_dim // 2)
 
 
-def rope_reserve_rows(context_len: int, spec_steps: Optional[int], spec_draft_tokens: Optional[int],
-                      env: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
+def rope_reserve_rows(context_len: int, spec_steps: Optional[int], spec_draft_tokens: Optional[int], env: Optional[Dict[str, str]] = None) -> Tuple[int, int]:
     """(reserve, align) of ``reserve_rope_cache_for_long_sequences`` (utils/common.py, both versions), which
     ``ModelRunner.load_model`` runs before the pools are sized: context + steps x draft tokens x
     SGLANG_SPEC_EXPANSION_SAFETY_FACTOR (2) + SGLANG_ROPE_CACHE_SAFETY_MARGIN (256), aligned up to
@@ -390,8 +391,9 @@ def _env_int(env: Dict[str, str], name: str, default: int) -> int:
     try:
         return int(env.get(name, default))
     except (TypeError, ValueError):
-        raise BudgetInputError(f"env.{name}", f"must be an integer, got {env[name]!r}",
-                               f"set it to a whole number or leave it unset (SGLang's default is {default})") from None
+        raise BudgetInputError(
+            f"env.{name}", f"must be an integer, got {env[name]!r}", f"set it to a whole number or leave it unset (SGLang's default is {default})"
+        ) from None
 
 
 def _rope_rows(built: int, reserve: Optional[Tuple[int, int]]) -> int:
@@ -405,8 +407,7 @@ def _rope_rows(built: int, reserve: Optional[Tuple[int, int]]) -> int:
     return built if needed < built else (needed + align) // align * align
 
 
-def rope_cache_bytes(spec: ModelSpec, reserve: Optional[Tuple[int, int]] = None,
-                     release: Optional["SGLangRelease"] = None) -> int:
+def rope_cache_bytes(spec: ModelSpec, reserve: Optional[Tuple[int, int]] = None, release: Optional["SGLangRelease"] = None) -> int:
     """The fp32 ``cos_sin_cache`` buffers (rows x rotary_dim) resident when the pool is sized: the text model's
     (one per process: ``_ROPE_DICT`` shares it) and, for Qwen3-VL-style vision towers, the ViT's; both grown
     to ``reserve`` rows (``rope_reserve_rows``) when that is longer than what construction built.
@@ -421,7 +422,7 @@ def rope_caches(spec: ModelSpec, release: Optional["SGLangRelease"] = None) -> L
     caches = []
     if spec.layout.rope_layout == "local_global_unscaled":
         if release is None or release.sizing.gemma3_rope_in_attention:
-            caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2   # one per RoPE base
+            caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2  # one per RoPE base
     elif spec.family != "mamba2":
         caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
     if spec.vision:
@@ -464,10 +465,18 @@ class WeightBreakdown:
     checkpoint_total_bytes: Optional[int]
 
 
-def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Optional[int] = None,
-                    source: str = "shapes", attn_tp: Optional[int] = None,
-                    dp_lm_head: bool = False, *, release: "SGLangRelease",
-                    rope_reserve: Optional[Tuple[int, int]] = None) -> WeightBreakdown:
+def compute_weights(
+    spec: ModelSpec,
+    tp: int,
+    ep: int = 1,
+    checkpoint_total: Optional[int] = None,
+    source: str = "shapes",
+    attn_tp: Optional[int] = None,
+    dp_lm_head: bool = False,
+    *,
+    release: "SGLangRelease",
+    rope_reserve: Optional[Tuple[int, int]] = None,
+) -> WeightBreakdown:
     """Per-GPU target and draft bytes (draft = the MTP/NEXTN head SGLang would build for EAGLE).
 
     ``release`` matters for details of the classes, its ``weight_dtype_quirks``: some releases' ``models/qwen3_5.py``
@@ -483,12 +492,10 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
         target -= glm_gate_fix * sum(1 for layer in spec.layers if layer[1] == "moe")
     if NEMOTRON_H_ROUTER_FLOAT32 in quirks and spec.architecture == "NemotronHForCausalLM":
-        target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * \
-            sum(1 for layer in spec.layers if layer[1] == "moe")
+        target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * sum(1 for layer in spec.layers if layer[1] == "moe")
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec) - (glm_gate_fix if draft_rows and spec.num_experts else 0)
-    embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) \
-        if draft_rows else 0
+    embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) if draft_rows else 0
     if checkpoint_total:
         # Apportion the real total with the shape split: same fraction per rank as the shapes give.
         full = linears_bytes(target_linears(spec, 1, 1), spec)
@@ -499,6 +506,12 @@ def compute_weights(spec: ModelSpec, tp: int, ep: int = 1, checkpoint_total: Opt
             target = int(target * scale)
             draft = int((draft - embed_head) * scale) + embed_head if draft_rows else 0
     buffers = rope_cache_bytes(spec, rope_reserve, release) + mla_absorbed_bytes(spec, attn_tp or tp) + gemma_norm_buffer_bytes(spec)
-    return WeightBreakdown(target_param_bytes=target, target_buffer_bytes=buffers, draft_param_bytes=draft,
-                           draft_buffer_bytes=0, draft_embed_head_bytes=embed_head, source=source,
-                           checkpoint_total_bytes=checkpoint_total)
+    return WeightBreakdown(
+        target_param_bytes=target,
+        target_buffer_bytes=buffers,
+        draft_param_bytes=draft,
+        draft_buffer_bytes=0,
+        draft_embed_head_bytes=embed_head,
+        source=source,
+        checkpoint_total_bytes=checkpoint_total,
+    )

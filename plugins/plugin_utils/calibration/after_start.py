@@ -31,24 +31,42 @@ class AfterStart:
             if residual.delta is None:
                 side = "predicted" if residual.predicted is not None else "observed"
                 value = residual.predicted if residual.predicted is not None else residual.observed
-                lines.append("%s: %s %s %s (no counterpart)" % (
-                    residual.component, side, format_amount(value, residual.unit), residual.unit))
+                lines.append("%s: %s %s %s (no counterpart)" % (residual.component, side, format_amount(value, residual.unit), residual.unit))
             else:
-                lines.append("%s: predicted %s, observed %s %s (%+.2f %%)" % (
-                    residual.component, format_amount(residual.predicted, residual.unit),
-                    format_amount(residual.observed, residual.unit), residual.unit,
-                    100 * (residual.relative or 0.0)))
+                lines.append(
+                    "%s: predicted %s, observed %s %s (%+.2f %%)"
+                    % (
+                        residual.component,
+                        format_amount(residual.predicted, residual.unit),
+                        format_amount(residual.observed, residual.unit),
+                        residual.unit,
+                        100 * (residual.relative or 0.0),
+                    )
+                )
         return lines
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"startup": self.report.to_dict(), "residuals": [r.to_dict() for r in self.residuals],
-                "drift": [d.to_dict() for d in self.drift], "recap": self.recap,
-                "calibration_file": self.recorded_in, "observations": self.observations}
+        return {
+            "startup": self.report.to_dict(),
+            "residuals": [r.to_dict() for r in self.residuals],
+            "drift": [d.to_dict() for d in self.drift],
+            "recap": self.recap,
+            "calibration_file": self.recorded_in,
+            "observations": self.observations,
+        }
 
 
-def after_start(lines: Iterable[str], *, budget: Optional[Mapping[str, Any]], store: Optional[CalibrationStore],
-                key: Optional[CalibrationKey], server_args: Mapping[str, Any], host: str, time: str,
-                gpus: List[Mapping[str, Any]]) -> AfterStart:
+def after_start(
+    lines: Iterable[str],
+    *,
+    budget: Optional[Mapping[str, Any]],
+    store: Optional[CalibrationStore],
+    key: Optional[CalibrationKey],
+    server_args: Mapping[str, Any],
+    host: str,
+    time: str,
+    gpus: List[Mapping[str, Any]],
+) -> AfterStart:
     """Report this launch's startup lines; with a store, compare with its earlier starts and append this one.
 
     Only a start that got as far as the scheduler's totals is stored: a cut log is a partial truth.
@@ -62,10 +80,17 @@ def after_start(lines: Iterable[str], *, budget: Optional[Mapping[str, Any]], st
     moved = drift(earlier, report)
     recorded_in, count = None, len(earlier)
     if store is not None and key is not None and report.complete:
-        entry = store.record(key, sizing_flags(server_args), {
-            "time": time, "host": host, "gpu_total_mib": [gpu.get("memory_total_mib") for gpu in gpus],
-            "gpu_free_mib": [gpu.get("memory_free_mib") for gpu in gpus],
-            "ranks": [rank.to_dict() for rank in report.ranks],
-            "predicted": {r.component: r.predicted for r in found if r.predicted is not None} or None})
+        entry = store.record(
+            key,
+            sizing_flags(server_args),
+            {
+                "time": time,
+                "host": host,
+                "gpu_total_mib": [gpu.get("memory_total_mib") for gpu in gpus],
+                "gpu_free_mib": [gpu.get("memory_free_mib") for gpu in gpus],
+                "ranks": [rank.to_dict() for rank in report.ranks],
+                "predicted": {r.component: r.predicted for r in found if r.predicted is not None} or None,
+            },
+        )
         recorded_in, count = entry.path, len(entry.observations)
     return AfterStart(report, found, moved, recorded_in, count)

@@ -96,8 +96,11 @@ def residuals(budget: Optional[Mapping[str, Any]], report: StartupReport) -> Lis
     rank = report.first
     observed = observed_components(rank) if rank else {}
     predicted = predicted_components(budget) if budget else {}
-    return [Residual(name, unit, predicted.get(name), observed.get(name))
-            for name, unit in COMPONENTS if predicted.get(name) is not None or observed.get(name) is not None]
+    return [
+        Residual(name, unit, predicted.get(name), observed.get(name))
+        for name, unit in COMPONENTS
+        if predicted.get(name) is not None or observed.get(name) is not None
+    ]
 
 
 @dataclass(frozen=True)
@@ -148,14 +151,22 @@ class Drift:
 
     @property
     def message(self) -> str:
-        return ("%s moved: %s %s this start, %s..%s over %d stored start(s) (median %s); typical causes: a driver "
-                "update, another tenant on the GPU, a changed checkpoint" % (
-                    self.component, format_amount(self.observed, self.unit), self.unit, format_amount(self.stored.minimum, self.unit),
-                    format_amount(self.stored.maximum, self.unit), self.stored.count, format_amount(self.stored.median, self.unit)))
+        return (
+            "%s moved: %s %s this start, %s..%s over %d stored start(s) (median %s); typical causes: a driver "
+            "update, another tenant on the GPU, a changed checkpoint"
+            % (
+                self.component,
+                format_amount(self.observed, self.unit),
+                self.unit,
+                format_amount(self.stored.minimum, self.unit),
+                format_amount(self.stored.maximum, self.unit),
+                self.stored.count,
+                format_amount(self.stored.median, self.unit),
+            )
+        )
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"component": self.component, "unit": self.unit, "observed": self.observed,
-                "stored": asdict(self.stored), "message": self.message}
+        return {"component": self.component, "unit": self.unit, "observed": self.observed, "stored": asdict(self.stored), "message": self.message}
 
 
 def format_amount(value: float, unit: str) -> str:
@@ -196,19 +207,29 @@ class Calibration:
     @property
     def note(self) -> str:
         if self.match == "exact":
-            return ("calibrated from %d earlier start(s) of this exact launch: measured pre-load free memory and "
-                    "weight bytes replace the estimates" % self.observations)
+            return (
+                "calibrated from %d earlier start(s) of this exact launch: measured pre-load free memory and "
+                "weight bytes replace the estimates" % self.observations
+            )
         if self.match == "near":
-            return ("CUDA context and NCCL overhead measured on %d start(s) of another model on this release, GPU "
-                    "and driver (%.2f GiB per GPU); weights and the rest are still estimated"
-                    % (self.observations, self.context_overhead_gib or 0.0))
+            return (
+                "CUDA context and NCCL overhead measured on %d start(s) of another model on this release, GPU "
+                "and driver (%.2f GiB per GPU); weights and the rest are still estimated" % (self.observations, self.context_overhead_gib or 0.0)
+            )
         return "no stored start matches this launch; the estimates stand"
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"match": self.match, "observations": self.observations, "files": list(self.files),
-                "pre_load_gib": list(self.pre_load_gib), "free_mib": list(self.free_mib), "weight_gib": self.weight_gib,
-                "context_overhead_gib": self.context_overhead_gib, "note": self.note,
-                "observed": {k: asdict(v) for k, v in (self.observed or {}).items()}}
+        return {
+            "match": self.match,
+            "observations": self.observations,
+            "files": list(self.files),
+            "pre_load_gib": list(self.pre_load_gib),
+            "free_mib": list(self.free_mib),
+            "weight_gib": self.weight_gib,
+            "context_overhead_gib": self.context_overhead_gib,
+            "note": self.note,
+            "observed": {k: asdict(v) for k, v in (self.observed or {}).items()},
+        }
 
 
 def _per_rank_median(observations: Sequence[Mapping[str, Any]], attribute: str) -> Tuple[float, ...]:
@@ -239,14 +260,20 @@ def _free_then(observations: Sequence[Mapping[str, Any]]) -> Tuple[Optional[floa
 
 def _exact(entry: StoredKey) -> Calibration:
     observations = entry.observations
-    weights = [max(w for w in (r.weight_load_gib for r in stored_ranks(o)) if w is not None)
-               for o in observations if any(r.weight_load_gib is not None for r in stored_ranks(o))]
+    weights = [
+        max(w for w in (r.weight_load_gib for r in stored_ranks(o)) if w is not None)
+        for o in observations
+        if any(r.weight_load_gib is not None for r in stored_ranks(o))
+    ]
     return Calibration(
-        match="exact", observations=len(observations), files=(entry.path,),
+        match="exact",
+        observations=len(observations),
+        files=(entry.path,),
         pre_load_gib=_per_rank_median(observations, "pre_load_gib"),
         free_mib=_free_then(observations),
         weight_gib=round(statistics.median(weights), 3) if weights else None,
-        observed=component_spreads(observations))
+        observed=component_spreads(observations),
+    )
 
 
 def _near(entries: Sequence[StoredKey]) -> Optional[Calibration]:
@@ -259,8 +286,12 @@ def _near(entries: Sequence[StoredKey]) -> Optional[Calibration]:
                     overheads.append(total / 1024.0 - rank.pre_load_gib)
     if not overheads:
         return None
-    return Calibration(match="near", observations=sum(len(e.observations) for e in entries),
-                       files=tuple(e.path for e in entries), context_overhead_gib=round(statistics.median(overheads), 3))
+    return Calibration(
+        match="near",
+        observations=sum(len(e.observations) for e in entries),
+        files=tuple(e.path for e in entries),
+        context_overhead_gib=round(statistics.median(overheads), 3),
+    )
 
 
 def calibration_for(store: CalibrationStore, key: CalibrationKey) -> Calibration:
@@ -308,13 +339,21 @@ def calibrated_inputs(model: Any, gpus: List[Dict[str, Any]], calibration: Calib
     return model, gpus
 
 
-def calibrate_launch(store_directory: str, *, sglang_version: str, gpus: List[Dict[str, Any]],
-                     server_args: Mapping[str, Any], model: Any, model_id: str,
-                     model_revision: str = "") -> Tuple[Any, List[Dict[str, Any]], Calibration]:
+def calibrate_launch(
+    store_directory: str,
+    *,
+    sglang_version: str,
+    gpus: List[Dict[str, Any]],
+    server_args: Mapping[str, Any],
+    model: Any,
+    model_id: str,
+    model_revision: str = "",
+) -> Tuple[Any, List[Dict[str, Any]], Calibration]:
     """The preflight's inputs calibrated from the store (a model path is read so that its weights can be set)."""
-    calibration = calibration_for(CalibrationStore(store_directory), launch_key(
-        sglang_version=sglang_version, gpus=gpus, server_args=server_args, model_id=model_id,
-        model_revision=model_revision))
+    calibration = calibration_for(
+        CalibrationStore(store_directory),
+        launch_key(sglang_version=sglang_version, gpus=gpus, server_args=server_args, model_id=model_id, model_revision=model_revision),
+    )
     if isinstance(model, str):
         model = load_model_dir(model)
     model, gpus = calibrated_inputs(model, gpus, calibration)

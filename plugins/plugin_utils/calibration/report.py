@@ -42,15 +42,17 @@ def residual_table(store: CalibrationStore) -> List[ResidualRow]:
                 if want and got is not None:
                     key = (entry.key.sglang_version, entry.key.gpu_name, name)
                     groups.setdefault(key, []).append(100.0 * (want - got) / want)
-    return [ResidualRow(version, gpu, name, len(values), round(statistics.median(values), 2),
-                        round(min(values), 2), round(max(values), 2))
-            for (version, gpu, name), values in sorted(groups.items())]
+    return [
+        ResidualRow(version, gpu, name, len(values), round(statistics.median(values), 2), round(min(values), 2), round(max(values), 2))
+        for (version, gpu, name), values in sorted(groups.items())
+    ]
 
 
 def format_table(rows: List[ResidualRow]) -> str:
     """The table as text, one row per release, GPU and component."""
     header = ("release", "GPU", "component", "starts", "median %", "min %", "max %")
-    lines = [header] + [(r.sglang_version, r.gpu_name, r.component, str(r.count), "%+.2f" % r.median_pct,
-                         "%+.2f" % r.minimum_pct, "%+.2f" % r.maximum_pct) for r in rows]
+    lines = [header] + [
+        (r.sglang_version, r.gpu_name, r.component, str(r.count), "%+.2f" % r.median_pct, "%+.2f" % r.minimum_pct, "%+.2f" % r.maximum_pct) for r in rows
+    ]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in lines)

@@ -25,39 +25,38 @@ _LINES: Tuple[Tuple[Tuple[str, ...], "re.Pattern[str]"], ...] = (
     # model_runner.py:899 (0.5.9) / :1274 (0.5.23)
     (("pre_load_avail_gib",), re.compile(r"Load weight begin\. avail mem=" + _NUMBER + " GB")),
     # model_runner.py:1041 (0.5.9) / :1373 (0.5.23); releases before 0.4.2 print no "mem usage"
-    (("post_load_avail_gib", "weight_gib"),
-     re.compile(r"Load weight end\. .*?avail mem=" + _NUMBER + r" GB(?:, mem usage=" + _NUMBER + " GB)?")),
+    (("post_load_avail_gib", "weight_gib"), re.compile(r"Load weight end\. .*?avail mem=" + _NUMBER + r" GB(?:, mem usage=" + _NUMBER + " GB)?")),
     # mem_cache/memory_pool.py:652/:658 (0.5.9) / :2089/:2097 (0.5.23, with "dtype: ...", and a label for
     # the draft's pool: "<label> KV Cache is allocated"); releases of early 2025 print no "#tokens"
-    (("kv_tokens", "k_gib", "v_gib"),
-     re.compile(r"(?<![\w ])KV Cache is allocated\. (?:dtype: \S+, )?(?:#tokens: (\d+), )?K size: " + _NUMBER
-                + r" GB, V size: " + _NUMBER + " GB")),
-    (("kv_tokens", "kv_gib"),
-     re.compile(r"(?<![\w ])KV Cache is allocated\. (?:dtype: \S+, )?#tokens: (\d+), KV size: " + _NUMBER + " GB")),
+    (
+        ("kv_tokens", "k_gib", "v_gib"),
+        re.compile(r"(?<![\w ])KV Cache is allocated\. (?:dtype: \S+, )?(?:#tokens: (\d+), )?K size: " + _NUMBER + r" GB, V size: " + _NUMBER + " GB"),
+    ),
+    (("kv_tokens", "kv_gib"), re.compile(r"(?<![\w ])KV Cache is allocated\. (?:dtype: \S+, )?#tokens: (\d+), KV size: " + _NUMBER + " GB")),
     # mem_cache/memory_pool.py:302/:312 (0.5.9) / :984/:1005 (0.5.23)
-    (("mamba_slots", "mamba_conv_gib", "mamba_ssm_gib"),
-     re.compile(r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+), conv_state size: " + _NUMBER
-                + r"GB, ssm_state size: " + _NUMBER + "GB")),
+    (
+        ("mamba_slots", "mamba_conv_gib", "mamba_ssm_gib"),
+        re.compile(r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+), conv_state size: " + _NUMBER + r"GB, ssm_state size: " + _NUMBER + "GB"),
+    ),
     # model_runner_kv_cache_mixin.py:269/:336 (0.5.9) / model_executor/pool_configurator.py:870/:889 (0.5.23)
-    (("full_tokens", "swa_tokens"),
-     re.compile(r"Use sliding window memory pool\. full_layer_tokens=(\d+), swa_layer_tokens=(\d+)")),
+    (("full_tokens", "swa_tokens"), re.compile(r"Use sliding window memory pool\. full_layer_tokens=(\d+), swa_layer_tokens=(\d+)")),
     (("swa_tokens",), re.compile(r"Use sliding window memory pool \(all SWA\)\. swa_layer_tokens=(\d+)")),
     # model_runner_kv_cache_mixin.py:745 (0.5.9) / mem_cache/kv_cache_configurator.py:499 (0.5.23)
     (("pool_end_avail_gib",), re.compile(r"Memory pool end\. avail mem=" + _NUMBER + " GB")),
     # the target model's decode graphs: model_runner.py:2161 (0.5.9, "Capture cuda graph end. Time elapsed:
     # ... s. mem usage=... GB. avail mem=... GB.") / cuda_graph_setup.py:696 (0.5.23, "Capture decode CUDA
     # graph end. elapsed=... s, mem usage=... GB, avail mem=... GB."); draft graphs are other lines.
-    (("graph_gib", "post_graph_avail_gib"),
-     re.compile(r"Capture (?:cuda graph|decode CUDA graph|target \w+ CUDA graph) end\. .*?mem usage=" + _NUMBER
-                + r" GB[.,] avail mem=" + _NUMBER + " GB")),
+    (
+        ("graph_gib", "post_graph_avail_gib"),
+        re.compile(r"Capture (?:cuda graph|decode CUDA graph|target \w+ CUDA graph) end\. .*?mem usage=" + _NUMBER + r" GB[.,] avail mem=" + _NUMBER + " GB"),
+    ),
     # managers/scheduler.py:623 (0.5.9) / :1269 (0.5.23), on TP rank 0 only
     (("max_total_num_tokens",), re.compile(r"max_total_num_tokens=(\d+), ")),
     (("max_running_requests",), re.compile(r", max_running_requests=(\d+), ")),
     (("context_len",), re.compile(r", context_len=(\d+)")),
     (("available_gpu_mem_gib",), re.compile(r", available_gpu_mem=" + _NUMBER + " GB")),
 )
-_INTEGER_FIELDS = frozenset(("kv_tokens", "mamba_slots", "full_tokens", "swa_tokens", "max_total_num_tokens",
-                             "max_running_requests", "context_len"))
+_INTEGER_FIELDS = frozenset(("kv_tokens", "mamba_slots", "full_tokens", "swa_tokens", "max_total_num_tokens", "max_running_requests", "context_len"))
 
 
 @dataclass(frozen=True)
@@ -143,7 +142,8 @@ def _rank_of(line: str) -> Tuple[str, str]:
     match = _PREFIX.match(line)
     if match is None:
         return "", line
-    return match.group(1).strip(), line[match.end():]
+    rest = match.end()
+    return match.group(1).strip(), line[rest:]
 
 
 def parse_startup(lines: Iterable[str]) -> StartupReport:
@@ -165,5 +165,4 @@ def parse_startup(lines: Iterable[str]) -> StartupReport:
                     values[name] = int(text) if name in _INTEGER_FIELDS else float(text)
     known = {f.name for f in fields(RankStartup)}
     ranks = sorted(order, key=lambda label: tuple(int(n) for n in re.findall(r"\d+", label)))
-    return StartupReport(tuple(replace(RankStartup(rank=rank), **{k: v for k, v in seen[rank].items() if k in known})
-                               for rank in ranks))
+    return StartupReport(tuple(replace(RankStartup(rank=rank), **{k: v for k, v in seen[rank].items() if k in known}) for rank in ranks))

@@ -35,16 +35,47 @@ SCHEMA = "llmops.sglang/calibration/v1"
 # Server arguments that do not change how SGLang sizes memory: where it listens, who may call it, what it logs
 # and what it calls the model. Every other flag is part of the key, so an unknown flag can only split a key,
 # never merge two that size differently.
-NON_SIZING_FLAGS = frozenset((
-    "host", "port", "api_key", "admin_api_key", "served_model_name", "log_level", "log_level_http",
-    "log_requests", "log_requests_level", "enable_metrics", "enable_metrics_for_all_schedulers",
-    "show_time_cost", "decode_log_interval", "file_storage_path", "enable_cache_report", "tokenizer_path",
-    "tokenizer_mode", "skip_server_warmup", "warmups", "watchdog_timeout", "dist_timeout", "model_path",
-    "revision", "trust_remote_code", "download_dir", "crash_dump_folder", "bucket_time_to_first_token",
-    "bucket_inter_token_latency", "bucket_e2e_request_latency", "collect_tokens_histogram", "prompt_tokens_buckets",
-    "generation_tokens_buckets", "gc_warning_threshold_secs", "enable_request_time_stats_logging",
-    "dist_init_addr", "nnodes", "node_rank",
-))
+NON_SIZING_FLAGS = frozenset(
+    (
+        "host",
+        "port",
+        "api_key",
+        "admin_api_key",
+        "served_model_name",
+        "log_level",
+        "log_level_http",
+        "log_requests",
+        "log_requests_level",
+        "enable_metrics",
+        "enable_metrics_for_all_schedulers",
+        "show_time_cost",
+        "decode_log_interval",
+        "file_storage_path",
+        "enable_cache_report",
+        "tokenizer_path",
+        "tokenizer_mode",
+        "skip_server_warmup",
+        "warmups",
+        "watchdog_timeout",
+        "dist_timeout",
+        "model_path",
+        "revision",
+        "trust_remote_code",
+        "download_dir",
+        "crash_dump_folder",
+        "bucket_time_to_first_token",
+        "bucket_inter_token_latency",
+        "bucket_e2e_request_latency",
+        "collect_tokens_histogram",
+        "prompt_tokens_buckets",
+        "generation_tokens_buckets",
+        "gc_warning_threshold_secs",
+        "enable_request_time_stats_logging",
+        "dist_init_addr",
+        "nnodes",
+        "node_rank",
+    )
+)
 
 
 class CalibrationStoreError(Exception):
@@ -72,7 +103,12 @@ class CalibrationKey:
     def near(self, other: "CalibrationKey") -> bool:
         """Same release, GPU, driver and parallel layout: the CUDA context and NCCL overhead carry over."""
         return (self.sglang_version, self.gpu_name, self.driver_version, self.tp_size, self.pp_size) == (
-            other.sglang_version, other.gpu_name, other.driver_version, other.tp_size, other.pp_size)
+            other.sglang_version,
+            other.gpu_name,
+            other.driver_version,
+            other.tp_size,
+            other.pp_size,
+        )
 
 
 def sizing_flags(server_args: Mapping[str, Any]) -> Dict[str, Any]:
@@ -80,28 +116,37 @@ def sizing_flags(server_args: Mapping[str, Any]) -> Dict[str, Any]:
     return {k: server_args[k] for k in sorted(server_args) if k not in NON_SIZING_FLAGS and server_args[k] is not None}
 
 
-def make_key(*, sglang_version: str, gpu_name: str, driver_version: str, model_id: str, model_revision: str,
-             server_args: Mapping[str, Any]) -> CalibrationKey:
+def make_key(*, sglang_version: str, gpu_name: str, driver_version: str, model_id: str, model_revision: str, server_args: Mapping[str, Any]) -> CalibrationKey:
     flags = sizing_flags(server_args)
     return CalibrationKey(
-        sglang_version=str(sglang_version), gpu_name=str(gpu_name), driver_version=str(driver_version or ""),
-        model_id=str(model_id), model_revision=str(model_revision or ""),
-        tp_size=int(server_args.get("tp_size") or 1), pp_size=int(server_args.get("pp_size") or 1),
-        sizing_flags_hash=hashlib.sha256(json.dumps(flags, sort_keys=True, default=str).encode()).hexdigest())
+        sglang_version=str(sglang_version),
+        gpu_name=str(gpu_name),
+        driver_version=str(driver_version or ""),
+        model_id=str(model_id),
+        model_revision=str(model_revision or ""),
+        tp_size=int(server_args.get("tp_size") or 1),
+        pp_size=int(server_args.get("pp_size") or 1),
+        sizing_flags_hash=hashlib.sha256(json.dumps(flags, sort_keys=True, default=str).encode()).hexdigest(),
+    )
 
 
-def launch_key(*, sglang_version: str, gpus: List[Mapping[str, Any]], server_args: Mapping[str, Any],
-               model_id: str, model_revision: str = "", driver_version: str = "") -> CalibrationKey:
+def launch_key(
+    *, sglang_version: str, gpus: List[Mapping[str, Any]], server_args: Mapping[str, Any], model_id: str, model_revision: str = "", driver_version: str = ""
+) -> CalibrationKey:
     """The key of a launch from what the preflight has: the first GPU's name and driver (nvidia_gpu_info's)."""
     if not gpus:
         raise CalibrationStoreError("calibration: no GPU given to key the launch on; pass the preflight's gpus")
     if not model_id:
-        raise CalibrationStoreError("calibration: no model id to key the launch on; set the model id (hub id or "
-                                    "local path) and its revision")
+        raise CalibrationStoreError("calibration: no model id to key the launch on; set the model id (hub id or local path) and its revision")
     first = gpus[0]
-    return make_key(sglang_version=sglang_version, gpu_name=str(first.get("name") or "GPU"),
-                    driver_version=str(driver_version or first.get("driver_version") or ""), model_id=model_id,
-                    model_revision=model_revision, server_args=server_args)
+    return make_key(
+        sglang_version=sglang_version,
+        gpu_name=str(first.get("name") or "GPU"),
+        driver_version=str(driver_version or first.get("driver_version") or ""),
+        model_id=model_id,
+        model_revision=model_revision,
+        server_args=server_args,
+    )
 
 
 @dataclass(frozen=True)
@@ -132,8 +177,8 @@ class CalibrationStore:
             handle = os.open(os.path.join(self.directory, ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise CalibrationStoreError(
-                "calibration store %s cannot be created or locked: %s; choose a directory the controller "
-                "user may write" % (self.directory, exc.strerror)) from exc
+                "calibration store %s cannot be created or locked: %s; choose a directory the controller user may write" % (self.directory, exc.strerror)
+            ) from exc
         try:
             fcntl.flock(handle, fcntl.LOCK_EX)
             yield
@@ -148,17 +193,17 @@ class CalibrationStore:
             raise CalibrationStoreError("calibration store file %s cannot be read: %s" % (path, exc.strerror)) from exc
         except ValueError as exc:
             raise CalibrationStoreError(
-                "calibration store file %s is not valid JSON (%s); nothing in it was changed: repair it or move "
-                "it out of the store" % (path, exc)) from exc
+                "calibration store file %s is not valid JSON (%s); nothing in it was changed: repair it or move it out of the store" % (path, exc)
+            ) from exc
         if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("observations"), list):
             raise CalibrationStoreError(
                 "calibration store file %s is not a %s file (schema %r); nothing in it was changed: move it out "
-                "of the store" % (path, SCHEMA, data.get("schema") if isinstance(data, dict) else None))
+                "of the store" % (path, SCHEMA, data.get("schema") if isinstance(data, dict) else None)
+            )
         try:
             key = CalibrationKey(**data["key"])
         except (KeyError, TypeError) as exc:
-            raise CalibrationStoreError(
-                "calibration store file %s has a malformed key (%s); nothing in it was changed" % (path, exc)) from exc
+            raise CalibrationStoreError("calibration store file %s has a malformed key (%s); nothing in it was changed" % (path, exc)) from exc
         return StoredKey(path, key, dict(data.get("sizing_flags") or {}), tuple(data["observations"]))
 
     def _write(self, path: str, data: Dict[str, Any]) -> None:
@@ -183,14 +228,13 @@ class CalibrationStore:
                 stored = self._load(path)
                 if stored.key != key:
                     raise CalibrationStoreError(
-                        "calibration store file %s holds another key than its name says; nothing was changed: "
-                        "move it out of the store" % path)
+                        "calibration store file %s holds another key than its name says; nothing was changed: move it out of the store" % path
+                    )
                 observations = list(stored.observations)
             else:
                 observations = []
             observations.append(dict(observation))
-            self._write(path, {"schema": SCHEMA, "key": asdict(key), "sizing_flags": dict(flags),
-                               "observations": observations})
+            self._write(path, {"schema": SCHEMA, "key": asdict(key), "sizing_flags": dict(flags), "observations": observations})
         return StoredKey(path, key, dict(flags), tuple(observations))
 
     def lookup(self, key: CalibrationKey) -> Optional[StoredKey]:
@@ -204,8 +248,9 @@ class CalibrationStore:
         """Every key's file, in name order (a file that does not parse is an error naming it)."""
         if not os.path.isdir(self.directory):
             return []
-        return [self._load(os.path.join(self.directory, name)) for name in sorted(os.listdir(self.directory))
-                if name.endswith(".json") and not name.startswith(".")]
+        return [
+            self._load(os.path.join(self.directory, name)) for name in sorted(os.listdir(self.directory)) if name.endswith(".json") and not name.startswith(".")
+        ]
 
     def near(self, key: CalibrationKey) -> List[StoredKey]:
         """Other keys on the same release, GPU, driver and layout (other models or flags)."""

@@ -21,8 +21,20 @@ MIN_SCORE = 50
 HIGH_SCORE = 80
 
 PHASES = (
-    "args", "import", "driver", "model_download", "model_load", "weight_load", "memory_pool",
-    "cuda_graph", "warmup", "serving", "network", "multi_gpu", "host", "unknown",
+    "args",
+    "import",
+    "driver",
+    "model_download",
+    "model_load",
+    "weight_load",
+    "memory_pool",
+    "cuda_graph",
+    "warmup",
+    "serving",
+    "network",
+    "multi_gpu",
+    "host",
+    "unknown",
 )
 
 # Start-up progress, in order. A failure is attributed to the last phase the log reached.
@@ -93,8 +105,7 @@ class RootCause:
 # the failing line ("assert self.total_num_heads % tp_size == 0", "assert tp_size % self.total_num_kv_heads == 0").
 # One side must be a parallel size: "assert self.hidden_size % self.total_num_heads == 0" is a model-config check.
 _PARALLEL_SIZE = r"[\w.()]*(?:tp_size|world_size|ep_size|dp_size)[\w.()]*"
-DIVISIBILITY_ASSERT_RE = r"^\s*assert\s+([\w.()]+\s*%%\s*%s|%s\s*%%\s*[\w.()]+)\s*==\s*0\s*$" % (
-    _PARALLEL_SIZE, _PARALLEL_SIZE)
+DIVISIBILITY_ASSERT_RE = r"^\s*assert\s+([\w.()]+\s*%%\s*%s|%s\s*%%\s*[\w.()]+)\s*==\s*0\s*$" % (_PARALLEL_SIZE, _PARALLEL_SIZE)
 
 _OOM_FRAMES_WEIGHTS = (
     r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
@@ -108,7 +119,9 @@ _OOM_FRAMES_RUNTIME = (
 
 CATALOG = (
     RootCause(
-        id="none", phase="serving", title="healthy start",
+        id="none",
+        phase="serving",
+        title="healthy start",
         explanation="The server reached 'The server is fired up and ready to roll!' and nothing failed after it.",
         fix=("nothing to fix",),
         verify="curl -fsS http://127.0.0.1:<port>/health",
@@ -128,7 +141,9 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="kv_pool_too_small", phase="memory_pool", title="no GPU memory left for the KV cache",
+        id="kv_pool_too_small",
+        phase="memory_pool",
+        title="no GPU memory left for the KV cache",
         explanation=(
             "After the weights were loaded, the share of GPU memory allowed by --mem-fraction-static leaves no room "
             "for the KV cache pool. On SGLang 0.5.9 the same message also hides a mamba/linear-attention state "
@@ -161,13 +176,14 @@ CATALOG = (
             Pattern(r"KV pool holds \d+ tokens, fewer than --context-length", 30, "KV pool smaller than context"),
             # 0.5.9 model_executor/model_runner_kv_cache_mixin.py:381; 0.5.23 mem_cache/kv_cache_configurator.py:3102
             Pattern(r"is larger than the profiled value -\d+|max_total_num_tokens=-\d+", 90, "negative KV budget"),
-            Pattern(r"(?:model_runner_kv_cache_mixin|kv_cache_configurator|pool_configurator)\.py\", line \d+",
-                    10, "pool sizing frame"),
+            Pattern(r"(?:model_runner_kv_cache_mixin|kv_cache_configurator|pool_configurator)\.py\", line \d+", 10, "pool sizing frame"),
         ),
-        budgeted=True, retunable=True,
+        budgeted=True,
+        retunable=True,
     ),
     RootCause(
-        id="mamba_pool_too_small", phase="memory_pool",
+        id="mamba_pool_too_small",
+        phase="memory_pool",
         title="the mamba / linear-attention state pool does not fit",
         explanation=(
             "Hybrid models keep one recurrent state per running request (and, with speculative decoding, one per "
@@ -190,10 +206,13 @@ CATALOG = (
             # 0.5.23 mem_cache/kv_cache_configurator.py:3140-3149 (warning)
             Pattern(r"max_running_requests is capped to \d+ by the mamba state cache", 30, "mamba cap warning"),
         ),
-        budgeted=True, retunable=True,
+        budgeted=True,
+        retunable=True,
     ),
     RootCause(
-        id="cuda_oom_weights", phase="weight_load", title="CUDA out of memory while loading the weights",
+        id="cuda_oom_weights",
+        phase="weight_load",
+        title="CUDA out of memory while loading the weights",
         explanation="The model's weights (per GPU) do not fit in the free GPU memory.",
         fix=(
             "shrink the weights per GPU: higher --tp-size, a quantized checkpoint (FP8/AWQ) or a smaller model; free "
@@ -209,13 +228,15 @@ CATALOG = (
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_WEIGHTS, 35, "weight-loading frame"),
         ),
-        budgeted=True, retunable=True,
+        budgeted=True,
+        retunable=True,
     ),
     RootCause(
-        id="cuda_oom_cuda_graph", phase="cuda_graph", title="CUDA out of memory while capturing CUDA graphs",
+        id="cuda_oom_cuda_graph",
+        phase="cuda_graph",
+        title="CUDA out of memory while capturing CUDA graphs",
         explanation=(
-            "The KV pool took its share and the memory left outside --mem-fraction-static is too small for CUDA "
-            "graph capture at the largest batch size."
+            "The KV pool took its share and the memory left outside --mem-fraction-static is too small for CUDA graph capture at the largest batch size."
         ),
         fix=(
             "lower --mem-fraction-static (now {mem_fraction_static}) by about 0.03-0.05 or lower --cuda-graph-max-bs "
@@ -228,22 +249,23 @@ CATALOG = (
         extra={"bonus_phase": "cuda_graph"},
         patterns=(
             # 0.5.9 model_executor/cuda_graph_runner.py:373,936; 0.5.23 model_executor/runner/decode_cuda_graph_runner.py:598-604
-            Pattern(r"Capture cuda graph failed:.{0,200}(?:out of memory|OutOfMemoryError)", 100, "graph capture OOM",
-                    re.IGNORECASE),
+            Pattern(r"Capture cuda graph failed:.{0,200}(?:out of memory|OutOfMemoryError)", 100, "graph capture OOM", re.IGNORECASE),
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_GRAPH, 35, "graph-capture frame"),
         ),
-        budgeted=True, retunable=True,
+        budgeted=True,
+        retunable=True,
     ),
     RootCause(
-        id="cuda_oom_runtime", phase="serving", title="CUDA out of memory while serving",
+        id="cuda_oom_runtime",
+        phase="serving",
+        title="CUDA out of memory while serving",
         explanation="A prefill or decode batch needed more activation memory than is left outside the static pools.",
         runtime=True,
         fix=(
             "lower --mem-fraction-static (now {mem_fraction_static}) by 0.05, or --chunked-prefill-size 4096 (prefill "
             "OOM) / lower --max-running-requests (decode OOM); failed allocation {failed_alloc}",
-            "lower --mem-fraction-static by 0.05, or --chunked-prefill-size 4096 (prefill OOM) / lower "
-            "--max-running-requests (decode OOM)",
+            "lower --mem-fraction-static by 0.05, or --chunked-prefill-size 4096 (prefill OOM) / lower --max-running-requests (decode OOM)",
         ),
         verify="replay the workload; 'torch.OutOfMemoryError' no longer appears",
         requires=OOM_RE.pattern,
@@ -253,10 +275,13 @@ CATALOG = (
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_RUNTIME, 25, "serving frame"),
         ),
-        budgeted=False, retunable=True,
+        budgeted=False,
+        retunable=True,
     ),
     RootCause(
-        id="kv_pool_exhausted_runtime", phase="serving", title="the KV cache pool ran out while serving",
+        id="kv_pool_exhausted_runtime",
+        phase="serving",
+        title="the KV cache pool ran out while serving",
         explanation="The running batch needed more KV tokens than the pool holds, even after retracting requests.",
         runtime=True,
         fix=(
@@ -273,23 +298,20 @@ CATALOG = (
             Pattern(r"Out of memory even after retracting all other requests", 90, "retract failed"),
             # 0.5.9 managers/scheduler.py:2243; 0.5.23 managers/scheduler.py:4526 (warning only)
             Pattern(r"KV cache pool is full\. Retract requests|Decode out of memory happened", 55, "retract warning"),
-            Pattern(r"Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)", 60,
-                    "request longer than the KV pool allows"),
+            Pattern(r"Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)", 60, "request longer than the KV pool allows"),
         ),
-        budgeted=False, retunable=True,
+        budgeted=False,
+        retunable=True,
     ),
     RootCause(
-        id="req_pool_exhausted_runtime", phase="serving", title="request slots (or their mamba states) ran out",
-        explanation=(
-            "More requests were admitted than the request-to-token pool (or the per-request mamba state pool) "
-            "has slots for."
-        ),
+        id="req_pool_exhausted_runtime",
+        phase="serving",
+        title="request slots (or their mamba states) ran out",
+        explanation=("More requests were admitted than the request-to-token pool (or the per-request mamba state pool) has slots for."),
         runtime=True,
         fix=(
-            "set a smaller --max-running-requests (now {max_running_requests}), or for hybrid models raise "
-            "--mamba-full-memory-ratio / --max-mamba-cache-size",
-            "set a smaller --max-running-requests, or for hybrid models raise --mamba-full-memory-ratio / "
-            "--max-mamba-cache-size",
+            "set a smaller --max-running-requests (now {max_running_requests}), or for hybrid models raise --mamba-full-memory-ratio / --max-mamba-cache-size",
+            "set a smaller --max-running-requests, or for hybrid models raise --mamba-full-memory-ratio / --max-mamba-cache-size",
         ),
         verify="replay the workload; no 'alloc_req_slots runs out of memory' / 'Not enough space for mamba cache'",
         patterns=(
@@ -300,19 +322,20 @@ CATALOG = (
             # 0.5.9 mem_cache/memory_pool.py:527,538; 0.5.23 mem_cache/memory_pool.py:1621,1762
             Pattern(r"Not enough space for mamba ping pong idx", 90, "mamba slots exhausted"),
         ),
-        budgeted=False, retunable=True,
+        budgeted=False,
+        retunable=True,
     ),
     RootCause(
-        id="host_ram_oom_killed", phase="host", title="killed by the host (or container) OOM killer",
+        id="host_ram_oom_killed",
+        phase="host",
+        title="killed by the host (or container) OOM killer",
         explanation=(
-            "The process ran out of host RAM (weights are staged in RAM while loading; the LXC memory limit counts) "
-            "and the kernel killed it with SIGKILL."
+            "The process ran out of host RAM (weights are staged in RAM while loading; the LXC memory limit counts) and the kernel killed it with SIGKILL."
         ),
         fix=(
             "give the container more RAM (pct set <vmid> --memory) or lower host-side use (fewer "
             "--model-loader-extra-config workers, no --cpu-offload-gb); exit code {exit_code}",
-            "give the container more RAM (pct set <vmid> --memory) or lower host-side use (no --cpu-offload-gb, "
-            "fewer loader workers)",
+            "give the container more RAM (pct set <vmid> --memory) or lower host-side use (no --cpu-offload-gb, fewer loader workers)",
         ),
         verify="dmesg -T | grep -i oom (or journalctl -k) shows no kill of the new PIDs and the unit stays active",
         patterns=(
@@ -320,8 +343,7 @@ CATALOG = (
             Pattern(r"Memory cgroup out of memory", 90, "cgroup OOM"),
             Pattern(r"invoked oom-killer|oom-kill:|oom_reaper: reaped process", 70, "kernel OOM killer"),
             # systemd: unit_log_failure / service_sigchld_event
-            Pattern(r"A process of this unit has been killed by the OOM killer|Failed with result 'oom-kill'", 100,
-                    "systemd OOM result"),
+            Pattern(r"A process of this unit has been killed by the OOM killer|Failed with result 'oom-kill'", 100, "systemd OOM result"),
             # 0.5.23 entrypoints/engine.py:2002-2010; 0.5.9 entrypoints/engine.py:896-900 ("scheduler is dead", then
             # "Exit code: -9")
             Pattern(r"scheduler died during initialization \(exit code: -9\)", 90, "scheduler SIGKILLed"),
@@ -331,7 +353,9 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="cuda_graph_capture_error", phase="cuda_graph", title="CUDA graph capture failed (not memory)",
+        id="cuda_graph_capture_error",
+        phase="cuda_graph",
+        title="CUDA graph capture failed (not memory)",
         explanation="Capturing CUDA graphs (or torch.compile) failed with an error other than out-of-memory.",
         fix=(
             "run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
@@ -349,14 +373,15 @@ CATALOG = (
             Pattern(r"Capture cuda graph failed", 75, "graph capture error", re.IGNORECASE, wrapper=True),
             # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
             Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error", wrapper=True),
-            Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85,
-                    "illegal call during capture"),
+            Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85, "illegal call during capture"),
             Pattern(r"torch\._dynamo|BackendCompilerFailed|InductorError|torch\._inductor\.exc", 40, "torch.compile"),
             Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame", wrapper=True),
         ),
     ),
     RootCause(
-        id="unsupported_gpu_arch", phase="driver", title="the GPU architecture is not supported by a kernel or backend",
+        id="unsupported_gpu_arch",
+        phase="driver",
+        title="the GPU architecture is not supported by a kernel or backend",
         explanation="A kernel, attention backend or quantization scheme was built for or requires another GPU generation.",
         fix=(
             "pick a backend / quantization the GPU supports (e.g. --attention-backend flashinfer or triton on Ampere, "
@@ -370,26 +395,29 @@ CATALOG = (
             # load_model_utils.py:91
             # (not the quoted source line of the traceback, so the evidence is the error itself)
             Pattern(r"(?<!\(\")SGLang only supports sm\d+ and above", 100, "SGLang minimum SM"),
-            Pattern(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation", 90,
-                    "torch lacks this SM"),
+            Pattern(r"with CUDA capability sm_\d+ is not compatible with the current PyTorch installation", 90, "torch lacks this SM"),
             # 0.5.9 server_args.py:1880,1901
             Pattern(r"backend is only supported on (?:Blackwell|Hopper)", 90, "backend needs newer GPU"),
             # 0.5.23 layers/quantization/compressed_tensors/compressed_tensors.py:411,779,971
-            Pattern(r"requires (?:CUDA )?compute capability|compute capability [\d.]+ or newer is required", 85,
-                    "compute capability too low"),
-            Pattern(r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}"
-                    r"(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
-                    80, "attention backend needs another SM"),
+            Pattern(r"requires (?:CUDA )?compute capability|compute capability [\d.]+ or newer is required", 85, "compute capability too low"),
+            Pattern(
+                r"Unsupported compute capability|(?:FlashAttention|FA3|fa3|FA4).{0,60}"
+                r"(?:only supports?|requires|not supported).{0,40}(?:Hopper|Ampere|sm_?\d+|SM ?\d+)",
+                80,
+                "attention backend needs another SM",
+            ),
             Pattern(r"not supported in this architecture", 85, "triton: dtype not supported on this SM"),
             # 0.5.12 model_loader/loader.py:246-256 _get_quantization_config
-            Pattern(r"The quantization method \S+ is not supported for the current GPU\. Minimum capability", 100,
-                    "quantization needs a newer GPU"),
-            Pattern(r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70,
-                    "quantization needs another SM"),
+            Pattern(r"The quantization method \S+ is not supported for the current GPU\. Minimum capability", 100, "quantization needs a newer GPU"),
+            Pattern(
+                r"(?:fp8|FP8|nvfp4|NVFP4|mxfp4|MXFP4).{0,60}(?:not supported on|requires).{0,40}(?:GPU|sm|SM|compute)", 70, "quantization needs another SM"
+            ),
         ),
     ),
     RootCause(
-        id="driver_cuda_mismatch", phase="driver", title="NVIDIA driver / CUDA runtime mismatch or no usable GPU",
+        id="driver_cuda_mismatch",
+        phase="driver",
+        title="NVIDIA driver / CUDA runtime mismatch or no usable GPU",
         explanation=(
             "The CUDA runtime cannot talk to the driver: the container's userspace driver differs from the host "
             "kernel module, the driver is too old for the CUDA build, or the GPU devices are not visible."
@@ -406,13 +434,15 @@ CATALOG = (
             Pattern(r"The NVIDIA driver on your system is too old", 100, "driver too old"),
             Pattern(r"CUDA driver version is insufficient for CUDA runtime version", 100, "driver too old"),
             Pattern(r"Found no NVIDIA driver on your system|NVIDIA-SMI has failed", 90, "no driver"),
-            Pattern(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?: cannot open shared object file|NVML Shared Library Not Found",
-                    95, "driver library missing"),
+            Pattern(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?: cannot open shared object file|NVML Shared Library Not Found", 95, "driver library missing"),
             Pattern(r"no CUDA-capable device is detected|No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE", 85, "no GPU"),
-            Pattern(r"cuInit\b.{0,40}(?:err|fail)|CUDA error: (?:unknown error|system not yet initialized)|"
-                    r"cudaErrorSystemNotReady|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
-                    r"provided PTX was compiled with an unsupported toolchain|forward compatibility was attempted",
-                    85, "CUDA init failure"),
+            Pattern(
+                r"cuInit\b.{0,40}(?:err|fail)|CUDA error: (?:unknown error|system not yet initialized)|"
+                r"cudaErrorSystemNotReady|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
+                r"provided PTX was compiled with an unsupported toolchain|forward compatibility was attempted",
+                85,
+                "CUDA init failure",
+            ),
             # cudaErrorSystemNotReady (802), as torch prints it: "... cudaGetDeviceCount() ... Error 802: system not
             # yet initialized" (on NVSwitch systems the fabric manager is not up)
             Pattern(r"(?:Error \d+: |CUDA error: )?system not yet initialized", 90, "CUDA system not ready"),
@@ -425,15 +455,16 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="dependency_import_error", phase="import", title="a Python dependency is missing or broken",
+        id="dependency_import_error",
+        phase="import",
+        title="a Python dependency is missing or broken",
         explanation=(
             "Importing SGLang or one of its kernels failed: a missing package, an ABI mismatch or a failed JIT build "
             "(flashinfer and sglang's jit_kernel compile kernels on first use, often inside CUDA graph capture, so "
             "SGLang reports it as 'Capture cuda graph failed')."
         ),
         fix=(
-            "install the package set pinned for this SGLang version (missing module {missing_module}); reinstall "
-            "sglang with its extras in a clean venv",
+            "install the package set pinned for this SGLang version (missing module {missing_module}); reinstall sglang with its extras in a clean venv",
             "a kernel JIT build failed (linker could not find {missing_library}): make the CUDA toolkit visible to the "
             "service (CUDA_HOME, PATH with nvcc, LIBRARY_PATH/LD_LIBRARY_PATH with $CUDA_HOME/lib64) or install the "
             "toolkit matching torch's CUDA",
@@ -447,17 +478,19 @@ CATALOG = (
             Pattern(r"undefined symbol: (?!cu[A-Z])\w+", 90, "ABI mismatch"),
             # 0.5.9 models/registry.py:107; 0.5.23 models/registry.py:132: logger.warning, then the registry goes on
             # without that module (healthy servers print several); it matters when the start then fails
-            Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed",
-                    warning=True),
+            Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed", warning=True),
             Pattern(r"Command '\['[^']*/(?:gcc|cc|g\+\+|nvcc|ninja)'|returned non-zero exit status", 40, "build failed"),
             Pattern(r"\bImportError: ", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
             Pattern(r"cannot open shared object file", 60, "shared library missing"),
             # the executable or script is missing (sglang_service helper, shells, python)
-            Pattern(r"cannot execute \S+: \[Errno \d+\]|: (?:command )?not found$|can't open file '[^']+': \[Errno 2\]",
-                    80, "executable missing"),
-            Pattern(r"ninja: build stopped|subprocess\.CalledProcessError: Command '\['ninja'|nvcc fatal|"
-                    r"error: command '.{0,60}nvcc' failed", 70, "kernel JIT build failed"),
+            Pattern(r"cannot execute \S+: \[Errno \d+\]|: (?:command )?not found$|can't open file '[^']+': \[Errno 2\]", 80, "executable missing"),
+            Pattern(
+                r"ninja: build stopped|subprocess\.CalledProcessError: Command '\['ninja'|nvcc fatal|"
+                r"error: command '.{0,60}nvcc' failed",
+                70,
+                "kernel JIT build failed",
+            ),
             # torch.utils.cpp_extension._run_ninja_build (flashinfer's JIT): "Error building extension '<name>'";
             # tvm_ffi.cpp.extension.build_ninja (sglang/jit_kernel/utils.py load_jit, 0.5.9+): "ninja exited with
             # status N"
@@ -469,7 +502,9 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="nccl_failure", phase="multi_gpu", title="NCCL / multi-GPU communication failed",
+        id="nccl_failure",
+        phase="multi_gpu",
+        title="NCCL / multi-GPU communication failed",
         explanation="Tensor-parallel ranks could not set up or complete a collective (NCCL, P2P, shared memory, custom all-reduce).",
         fix=(
             "check all GPUs are visible and healthy, give the container enough /dev/shm (NCCL), try NCCL_P2P_DISABLE=1 "
@@ -477,18 +512,23 @@ CATALOG = (
         ),
         verify="the log shows 'Init torch distributed ends' on every TP rank and then 'fired up'",
         patterns=(
-            Pattern(r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|"
-                    r"ncclRemoteError|ncclInvalidArgument", 90, "NCCL error"),
+            Pattern(
+                r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|"
+                r"ncclRemoteError|ncclInvalidArgument",
+                90,
+                "NCCL error",
+            ),
             Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
             Pattern(r"torch\.distributed\.DistBackendError|DistNetworkError|DistStoreError", 70, "torch.distributed error"),
             Pattern(r"NCCL WARN|NCCL INFO .{0,40}(?:failed|error)", 45, "NCCL warning"),
             Pattern(r"NCCL WARN .{0,160}(?:[Ff]ail|abort|refused|timed? ?out|[Ee]rror)", 75, "NCCL connection error"),
-            Pattern(r"custom.?all.?reduce.{0,60}(?:fail|error)|P2P is not supported|peer access is not supported", 55,
-                    "P2P / custom all-reduce"),
+            Pattern(r"custom.?all.?reduce.{0,60}(?:fail|error)|P2P is not supported|peer access is not supported", 55, "P2P / custom all-reduce"),
         ),
     ),
     RootCause(
-        id="incompatible_feature_combination", phase="args", title="flags that cannot be combined",
+        id="incompatible_feature_combination",
+        phase="args",
+        title="flags that cannot be combined",
         explanation=(
             "SGLang's argument checks (or a kernel's own limit) rejected a combination of features: backend, "
             "speculative decoding, cache strategy, offload, or a CUDA graph batch size above what DeepEP's "
@@ -503,22 +543,30 @@ CATALOG = (
         patterns=(
             # 0.5.9 server_args.py:2649 and many __post_init__ checks; 0.5.23 arg_groups/*_hook.py (mamba_hook.py:157-162,
             # speculative_hook.py:1176-1180, memory_hook.py:34-44, kv_cache_configurator.py:3074-3076)
-            Pattern(r"Cannot enable both|cannot be combined with|is incompatible with|\(--[\w-]+ is incompatible\)|"
-                    r"are mutually exclusive|do(?:es)? not support (?:overlap|trtllm|page_size|speculative)", 85,
-                    "SGLang combination check"),
-            Pattern(r"(?:AssertionError|ValueError|NotImplementedError): .{0,200}(?:is not supported (?:with|when|for|in)|"
-                    r"not supported with|only supports?|is only supported|requires --|requires overlap|must be used with|"
-                    r"must be enabled)", 70, "SGLang feature check"),
+            Pattern(
+                r"Cannot enable both|cannot be combined with|is incompatible with|\(--[\w-]+ is incompatible\)|"
+                r"are mutually exclusive|do(?:es)? not support (?:overlap|trtllm|page_size|speculative)",
+                85,
+                "SGLang combination check",
+            ),
+            Pattern(
+                r"(?:AssertionError|ValueError|NotImplementedError): .{0,200}(?:is not supported (?:with|when|for|in)|"
+                r"not supported with|only supports?|is only supported|requires --|requires overlap|must be used with|"
+                r"must be enabled)",
+                70,
+                "SGLang feature check",
+            ),
             Pattern(r"server_args\.py|arg_groups/\w+_hook\.py|check_server_args", 25, "argument validation frame"),
             # DeepEP csrc/deep_ep.cpp low_latency_dispatch: "x.size(0) <= num_max_dispatch_tokens_per_rank"; the
             # cap is SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK (0.5.9 srt/environ.py:366; 0.5.23
             # srt/environ.py:1439), so a larger graph batch (--cuda-graph-max-bs) cannot be dispatched
-            Pattern(r"Assertion error \S*deep_ep\.cpp:\d+ '.{0,120}<= ?num_max_dispatch_tokens_per_rank", 90,
-                    "DeepEP dispatch cap below the batch size"),
+            Pattern(r"Assertion error \S*deep_ep\.cpp:\d+ '.{0,120}<= ?num_max_dispatch_tokens_per_rank", 90, "DeepEP dispatch cap below the batch size"),
         ),
     ),
     RootCause(
-        id="invalid_argument_value", phase="args", title="an argument has an invalid value",
+        id="invalid_argument_value",
+        phase="args",
+        title="an argument has an invalid value",
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
@@ -534,8 +582,12 @@ CATALOG = (
             Pattern(r"Invalid integer value: '[^']*'\. Use a plain integer", 100, "bad integer"),
             Pattern(r"error: the following arguments are required", 95, "missing required argument"),
             # 0.5.23 arg_groups/validation_hook.py:243-246 and similar asserts
-            Pattern(r"must be divisible by|is not divisible by|must be a multiple of|must be (?:positive|greater than|"
-                    r"less than|between|in \[|one of)", 70, "value check"),
+            Pattern(
+                r"must be divisible by|is not divisible by|must be a multiple of|must be (?:positive|greater than|"
+                r"less than|between|in \[|one of)",
+                70,
+                "value check",
+            ),
             # a string reached an integer parameter (a flag or an environment variable such as a port)
             Pattern(r"TypeError: '\w+' object cannot be interpreted as an integer", 50, "wrong value type"),
             # The models' own checks, printed as the failing source line of a bare AssertionError, e.g. 0.5.9
@@ -546,11 +598,12 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="unrecognized_argument", phase="args", title="a flag this SGLang version does not know",
+        id="unrecognized_argument",
+        phase="args",
+        title="a flag this SGLang version does not know",
         explanation="argparse rejected a flag: it is misspelt, was removed/renamed in this SGLang version, or is ambiguous.",
         fix=(
-            "remove or rename {unrecognized}: validate flags against the installed SGLang version (the collection's "
-            "flag catalog) before launch",
+            "remove or rename {unrecognized}: validate flags against the installed SGLang version (the collection's flag catalog) before launch",
             "remove or rename the flag named in the evidence; validate flags against the installed SGLang version",
         ),
         verify="the server prints its resolved server_args= line",
@@ -560,7 +613,9 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="warmup_failed", phase="warmup", title="the warm-up request failed",
+        id="warmup_failed",
+        phase="warmup",
+        title="the warm-up request failed",
         explanation="The server started but its first (warm-up) request failed; the traceback after the message says why.",
         fix=(
             "read the warm-up traceback in the evidence; common causes are a runtime OOM (lower --mem-fraction-static) "
@@ -576,11 +631,12 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="port_in_use", phase="network", title="the port is already in use",
+        id="port_in_use",
+        phase="network",
+        title="the port is already in use",
         explanation="Another process (often a previous SGLang instance that did not exit) holds the HTTP or an internal port.",
         fix=(
-            "stop the process holding port {port} (ss -ltnp 'sport = :{port}'; stop the old unit, never pkill by name) "
-            "or choose another --port",
+            "stop the process holding port {port} (ss -ltnp 'sport = :{port}'; stop the old unit, never pkill by name) or choose another --port",
             "stop the process holding the port (ss -ltnp; stop the old unit, never pkill by name) or choose another --port",
         ),
         verify="ss -ltn shows the port free before start and held by the new PID after",
@@ -594,15 +650,16 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="model_not_found", phase="model_load", title="the model path or repository does not exist",
+        id="model_not_found",
+        phase="model_load",
+        title="the model path or repository does not exist",
         explanation="--model-path is neither a local directory with a config.json nor a Hugging Face repository id.",
         fix=("correct --model-path (a local directory with config.json and weights, or an existing org/name repository)",),
         verify="ls <model-path>/config.json (local) or huggingface-cli download <repo> config.json",
         patterns=(
             Pattern(r"is not a local folder and is not a valid model identifier", 100, "transformers: no such model"),
             Pattern(r"Repository Not Found for url|RepositoryNotFoundError", 95, "hub: no such repository"),
-            Pattern(r"does not appear to have a file named config\.json|Can't load the configuration of", 90,
-                    "no config.json"),
+            Pattern(r"does not appear to have a file named config\.json|Can't load the configuration of", 90, "no config.json"),
             # 0.5.9 model_loader/loader.py:469,1604; 0.5.23 model_loader/loader.py:581,2662,4046
             Pattern(r"Cannot find any model weights with", 95, "no weight files"),
             Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)", 85, "invalid repository id"),
@@ -610,7 +667,9 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="model_download_failed", phase="model_download", title="downloading the model failed",
+        id="model_download_failed",
+        phase="model_download",
+        title="downloading the model failed",
         explanation="The model could not be fetched from the Hugging Face hub: network, authentication (gated repo), disk space or a corrupt download.",
         fix=(
             "pre-download the model into the container (llmops.sglang.sglang_model) with a valid HF token and enough "
@@ -618,28 +677,49 @@ CATALOG = (
         ),
         verify="huggingface-cli download <repo> --local-dir <dir> completes and the safetensors index is complete",
         patterns=(
-            Pattern(r"GatedRepoError|Access to model \S+ is restricted|You are trying to access a gated repo|"
-                    r"401 Client Error", 95, "gated / unauthorized"),
-            Pattern(r"We couldn't connect to 'https://huggingface\.co'|LocalEntryNotFoundError|"
-                    r"Cannot find the requested files in the disk cache", 90, "hub unreachable"),
-            Pattern(r"Max retries exceeded with url: /\S*(?:huggingface|/api/models|resolve)|huggingface\.co.{0,80}"
-                    r"(?:ConnectionError|ReadTimeout|Timeout|NameResolutionError)", 85, "hub network error"),
-            Pattern(r"Consistency check failed: file should be of size|SafetensorError: Error while deserializing header|"
-                    r"HeaderTooLarge|incomplete metadata, file not fully covered", 85, "corrupt download"),
+            Pattern(
+                r"GatedRepoError|Access to model \S+ is restricted|You are trying to access a gated repo|"
+                r"401 Client Error",
+                95,
+                "gated / unauthorized",
+            ),
+            Pattern(
+                r"We couldn't connect to 'https://huggingface\.co'|LocalEntryNotFoundError|"
+                r"Cannot find the requested files in the disk cache",
+                90,
+                "hub unreachable",
+            ),
+            Pattern(
+                r"Max retries exceeded with url: /\S*(?:huggingface|/api/models|resolve)|huggingface\.co.{0,80}"
+                r"(?:ConnectionError|ReadTimeout|Timeout|NameResolutionError)",
+                85,
+                "hub network error",
+            ),
+            Pattern(
+                r"Consistency check failed: file should be of size|SafetensorError: Error while deserializing header|"
+                r"HeaderTooLarge|incomplete metadata, file not fully covered",
+                85,
+                "corrupt download",
+            ),
             Pattern(r"No space left on device", 80, "disk full"),
             Pattern(r"HfHubHTTPError|huggingface_hub\.errors", 60, "hub error"),
             Pattern(r"snapshot_download|hf_hub_download|download_weights_from_hf", 25, "download frame"),
         ),
     ),
     RootCause(
-        id="unsupported_quantization", phase="model_load",
+        id="unsupported_quantization",
+        phase="model_load",
         title="this SGLang cannot load the checkpoint's quantization",
-        explanation=("The release maps the checkpoint's quantization config to a method that refuses it when the "
-                     "model is built: ModelOpt NVFP4 or MIXED_PRECISION checkpoints in 0.5.9, or MIXED_PRECISION "
-                     "loaded as w4afp8 (128-wide FP8 blocks) in 0.5.10-0.5.15."),
-        fix=("use a release that loads this checkpoint (the preflight's compare_releases shows which: 0.5.16 and "
-             "later load ModelOpt MIXED_PRECISION with NVFP4 layers as modelopt_mixed), or a checkpoint in a "
-             "format this release supports",),
+        explanation=(
+            "The release maps the checkpoint's quantization config to a method that refuses it when the "
+            "model is built: ModelOpt NVFP4 or MIXED_PRECISION checkpoints in 0.5.9, or MIXED_PRECISION "
+            "loaded as w4afp8 (128-wide FP8 blocks) in 0.5.10-0.5.15."
+        ),
+        fix=(
+            "use a release that loads this checkpoint (the preflight's compare_releases shows which: 0.5.16 and "
+            "later load ModelOpt MIXED_PRECISION with NVFP4 layers as modelopt_mixed), or a checkpoint in a "
+            "format this release supports",
+        ),
         verify="the log passes 'Load weight begin' and prints 'Load weight end'",
         patterns=(
             # 0.5.9 layers/quantization/modelopt_quant.py:461
@@ -649,11 +729,12 @@ CATALOG = (
         ),
     ),
     RootCause(
-        id="unsupported_architecture", phase="model_load", title="the model architecture is not supported by this SGLang",
+        id="unsupported_architecture",
+        phase="model_load",
+        title="the model architecture is not supported by this SGLang",
         explanation="This SGLang (or its transformers) does not implement the model's architecture.",
         fix=(
-            "use an SGLang version that supports {architectures} (upgrade), or --model-impl transformers with "
-            "--trust-remote-code where it applies",
+            "use an SGLang version that supports {architectures} (upgrade), or --model-impl transformers with --trust-remote-code where it applies",
             "use an SGLang/transformers version that supports the model's architecture (upgrade), or --model-impl "
             "transformers with --trust-remote-code where it applies",
         ),
@@ -663,35 +744,39 @@ CATALOG = (
             Pattern(r"Model architectures \[[^\]]*\] are not supported for now", 100, "SGLang: unsupported architecture"),
             # 0.5.9 model_loader/utils.py:55; 0.5.23 model_loader/utils.py:156,164
             Pattern(r"Cannot find model module\. '[^']*' is not a registered", 95, "SGLang: unregistered architecture"),
-            Pattern(r"but Transformers does not recognize this architecture|model type `[^`]+` but Transformers", 95,
-                    "transformers: unknown model type"),
+            Pattern(r"but Transformers does not recognize this architecture|model type `[^`]+` but Transformers", 95, "transformers: unknown model type"),
             # transformers' dynamic_module_utils messages; a bare "trust_remote_code=True" is also what SGLang's own
             # server_args line prints when the flag was given
-            Pattern(r"requires you to execute the configuration file in that repo|contains custom code which must be "
-                    r"executed|(?:pass the argument|set the option) `trust_remote_code=True`", 50,
-                    "needs --trust-remote-code"),
+            Pattern(
+                r"requires you to execute the configuration file in that repo|contains custom code which must be "
+                r"executed|(?:pass the argument|set the option) `trust_remote_code=True`",
+                50,
+                "needs --trust-remote-code",
+            ),
         ),
     ),
     RootCause(
-        id="context_length_exceeds_model", phase="args", title="--context-length is longer than the model allows",
+        id="context_length_exceeds_model",
+        phase="args",
+        title="--context-length is longer than the model allows",
         explanation="The requested context length exceeds the model's derived maximum (max_position_embeddings x rope scaling).",
         fix=(
             "lower --context-length to {derived_context_length} (asked {context_length}), or set "
             "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only if the model really supports it (rope scaling)",
-            "lower --context-length to the model's maximum, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only "
-            "if the model really supports it",
+            "lower --context-length to the model's maximum, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only if the model really supports it",
         ),
         verify="the log shows 'context_len=<value>' in the max_total_num_tokens line",
         patterns=(
             # 0.5.9 configs/model_config.py:367; 0.5.23 configs/model_config.py:1296-1316
             Pattern(r"is greater than the derived context_length", 100, "context length check"),
             # 0.5.23 managers/tokenizer_manager.py:1338-1376 (a request error, not a start failure)
-            Pattern(r"is longer than the model's context length|exceeds the model's maximum context length", 40,
-                    "request longer than context"),
+            Pattern(r"is longer than the model's context length|exceeds the model's maximum context length", 40, "request longer than context"),
         ),
     ),
     RootCause(
-        id="tokenizer_error", phase="model_load", title="the tokenizer could not be loaded",
+        id="tokenizer_error",
+        phase="model_load",
+        title="the tokenizer could not be loaded",
         explanation="The tokenizer files are missing, need --trust-remote-code, or need a newer tokenizers/transformers.",
         fix=(
             "check the tokenizer files in --model-path (or set --tokenizer-path), add --trust-remote-code if the "
@@ -701,16 +786,20 @@ CATALOG = (
         patterns=(
             # 0.5.9 utils/hf_transformers_utils.py:535-537
             Pattern(r"Failed to load the tokenizer", 95, "SGLang tokenizer error"),
-            Pattern(r"Can't load tokenizer for|data did not match any variant of untagged enum", 95,
-                    "transformers tokenizer error"),
-            Pattern(r"Cannot use the fast tokenizer in slow tokenizer mode|tokenizer class \w+ does not exist|"
-                    r"Tokenizer class \w+ does not exist", 90, "tokenizer class"),
-            Pattern(r"get_tokenizer|tokenization_utils|TokenizerManager\.__init__|tokenizer_manager\.py", 30,
-                    "tokenizer frame"),
+            Pattern(r"Can't load tokenizer for|data did not match any variant of untagged enum", 95, "transformers tokenizer error"),
+            Pattern(
+                r"Cannot use the fast tokenizer in slow tokenizer mode|tokenizer class \w+ does not exist|"
+                r"Tokenizer class \w+ does not exist",
+                90,
+                "tokenizer class",
+            ),
+            Pattern(r"get_tokenizer|tokenization_utils|TokenizerManager\.__init__|tokenizer_manager\.py", 30, "tokenizer frame"),
         ),
     ),
     RootCause(
-        id="gpu_busy_other_process", phase="driver", title="the GPU is held by another process",
+        id="gpu_busy_other_process",
+        phase="driver",
+        title="the GPU is held by another process",
         explanation="Another process holds the GPU (a leftover server, another container, exclusive compute mode).",
         fix=(
             "find it with nvidia-smi --query-compute-apps=pid,used_memory --format=csv and stop its unit; never pkill "
@@ -720,13 +809,19 @@ CATALOG = (
         verify="nvidia-smi shows no other compute process before the start",
         patterns=(
             # cudaErrorDevicesUnavailable (CUDA runtime error string; "all ... devices" in older CUDA releases)
-            Pattern(r"CUDA-capable device\(s\) is/are busy or unavailable|all CUDA-capable devices are busy or unavailable|"
-                    r"cudaErrorDevicesUnavailable", 100, "GPU busy"),
+            Pattern(
+                r"CUDA-capable device\(s\) is/are busy or unavailable|all CUDA-capable devices are busy or unavailable|"
+                r"cudaErrorDevicesUnavailable",
+                100,
+                "GPU busy",
+            ),
             Pattern(r"\bProcess \d+ has [\d.]+ GiB memory in use", 45, "another process on the GPU"),
         ),
     ),
     RootCause(
-        id="tp_memory_imbalance", phase="multi_gpu", title="free GPU memory differs between TP ranks",
+        id="tp_memory_imbalance",
+        phase="multi_gpu",
+        title="free GPU memory differs between TP ranks",
         explanation="One GPU has much less free memory than the others (usually another process on it).",
         fix=(
             "free GPU {imbalance_min_gb} GB vs {imbalance_local_gb} GB: stop the other process on the fuller GPU "
@@ -736,17 +831,16 @@ CATALOG = (
         verify="nvidia-smi shows the same free memory on every GPU before the start",
         patterns=(
             # 0.5.9 model_executor/model_runner.py:842; 0.5.23 distributed/bootstrap.py:441-452
-            Pattern(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes", 90,
-                    "TP memory check"),
+            Pattern(r"The memory capacity is unbalanced\. Some GPUs may be occupied by other processes", 90, "TP memory check"),
         ),
-        budgeted=False, retunable=True,
+        budgeted=False,
+        retunable=True,
     ),
     RootCause(
-        id="no_evidence", phase="unknown", title="nothing shows that a launch happened or how it ended",
-        explanation=(
-            "The log holds no line and no launch marker, and no unit was given: a missing marker is no evidence of "
-            "a death, so no cause is named."
-        ),
+        id="no_evidence",
+        phase="unknown",
+        title="nothing shows that a launch happened or how it ended",
+        explanation=("The log holds no line and no launch marker, and no unit was given: a missing marker is no evidence of a death, so no cause is named."),
         fix=(
             "give unit= (the service's systemd unit) so the launch's journal and exit status are read, or point "
             "log_path at the file the launch writes ({log_path} is empty and has no launch marker)",
@@ -754,22 +848,25 @@ CATALOG = (
         verify="the log gets a launch marker and lines after it, or the unit's journal shows the launch",
     ),
     RootCause(
-        id="silent_death", phase="unknown", title="the launch died without writing to its log",
+        id="silent_death",
+        phase="unknown",
+        title="the launch died without writing to its log",
         explanation="The current launch wrote nothing after its marker; the evidence comes from the journal and the exit status.",
         fix=("read the evidence from the journal and exit status; run the same ExecStart by hand to see stderr",),
         verify="systemctl start the unit; the log gets lines after the new launch marker",
     ),
     RootCause(
-        id="stale_log", phase="unknown", title="the log is older than the unit's last start",
+        id="stale_log",
+        phase="unknown",
+        title="the log is older than the unit's last start",
         explanation="Nothing of the current launch is in the log; its lines are from an earlier run and were ignored.",
-        fix=(
-            "make the unit write its launch marker and output to {log_path} (StandardOutput=append:), or point "
-            "log_path at the file the unit really writes",
-        ),
+        fix=("make the unit write its launch marker and output to {log_path} (StandardOutput=append:), or point log_path at the file the unit really writes",),
         verify="the log's last marker carries the unit's current InvocationID",
     ),
     RootCause(
-        id="other", phase="unknown", title="no catalogued cause matched",
+        id="other",
+        phase="unknown",
+        title="no catalogued cause matched",
         explanation="Nothing in the catalog matched strongly enough; the most relevant lines are quoted.",
         fix=("read the quoted lines; if this is a new failure mode, report it with the log tail so the catalog can grow",),
         verify="the server reaches 'The server is fired up and ready to roll!'",

@@ -33,9 +33,7 @@ _QUOTE_RE = re.compile(r"^(?:\s*>\s?)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _HTTP_UP_RE = re.compile(r"Uvicorn running on https?://")
 _NONE_INDEX = next(index for index, cause in enumerate(CATALOG) if cause.id == "none")
-_HYBRID_CLASS_RE = re.compile(
-    r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2"
-)
+_HYBRID_CLASS_RE = re.compile(r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2")
 
 
 def _unit(value, unit):
@@ -47,10 +45,8 @@ def _unit(value, unit):
 # name -> (regex, converter of the match). The last occurrence in the tail wins.
 NUMBER_PATTERNS = (
     ("mem_fraction_static", re.compile(r"mem[_-]fraction[_-]static=([01]?\.\d+|[01])\b"), lambda m: float(m.group(1))),
-    ("min_viable_mem_fraction_static", re.compile(r"minimum viable = 1 - available/pre = (-?[\d.]+)"),
-     lambda m: float(m.group(1))),
-    ("suggested_mem_fraction_static", re.compile(r"Raise --mem-fraction-static above (-?[\d.]+)"),
-     lambda m: float(m.group(1))),
+    ("min_viable_mem_fraction_static", re.compile(r"minimum viable = 1 - available/pre = (-?[\d.]+)"), lambda m: float(m.group(1))),
+    ("suggested_mem_fraction_static", re.compile(r"Raise --mem-fraction-static above (-?[\d.]+)"), lambda m: float(m.group(1))),
     ("max_total_num_tokens", re.compile(r"(?:max_total_num_tokens=|#tokens: )(-?\d+)"), lambda m: int(m.group(1))),
     ("max_running_requests", re.compile(r"max_running_requests[=:] ?(\d+)"), lambda m: int(m.group(1))),
     ("context_len", re.compile(r"context_len=(\d+)"), lambda m: int(m.group(1))),
@@ -58,14 +54,11 @@ NUMBER_PATTERNS = (
     ("weights_mem_gb", re.compile(r"Load weight end\..*?mem usage=([\d.]+) GB"), lambda m: float(m.group(1))),
     ("model_class", re.compile(r"Load weight end\..*?type=(\w+)"), lambda m: m.group(1)),
     ("capture_bs", re.compile(r"Capturing batches \(bs=(\d+)"), lambda m: int(m.group(1))),
-    ("failed_alloc_bytes", re.compile(r"Tried to allocate ([\d.]+) ?(B|KiB|MiB|GiB|TiB|KB|MB|GB)\b"),
-     lambda m: _unit(m.group(1), m.group(2))),
+    ("failed_alloc_bytes", re.compile(r"Tried to allocate ([\d.]+) ?(B|KiB|MiB|GiB|TiB|KB|MB|GB)\b"), lambda m: _unit(m.group(1), m.group(2))),
     ("failed_alloc", re.compile(r"Tried to allocate ([\d.]+ ?(?:B|KiB|MiB|GiB|TiB|KB|MB|GB))\b"), lambda m: m.group(1)),
     # torch >= 2.1 "GPU 0 has a total capacity of X of which Y is free"; older "(GPU 0; X total capacity; ...; Y free"
-    ("gpu_total", re.compile(r"total capacity of ([\d.]+ ?[GM]iB)|([\d.]+ ?[GM]iB) total capacity"),
-     lambda m: next(g for g in m.groups() if g)),
-    ("gpu_free", re.compile(r"of which ([\d.]+ ?[GMK]iB) is free|; ([\d.]+ ?[GMK]iB|\d+ bytes) free"),
-     lambda m: next(g for g in m.groups() if g)),
+    ("gpu_total", re.compile(r"total capacity of ([\d.]+ ?[GM]iB)|([\d.]+ ?[GM]iB) total capacity"), lambda m: next(g for g in m.groups() if g)),
+    ("gpu_free", re.compile(r"of which ([\d.]+ ?[GMK]iB) is free|; ([\d.]+ ?[GMK]iB|\d+ bytes) free"), lambda m: next(g for g in m.groups() if g)),
     ("gpu_index", re.compile(r"GPU (\d+) has a total capacity"), lambda m: int(m.group(1))),
     ("other_process_gib", re.compile(r"\bProcess \d+ has ([\d.]+) GiB memory in use"), lambda m: float(m.group(1))),
     ("max_mamba_cache_size", re.compile(r"max_mamba_cache_size[=:] ?(-?\d+)"), lambda m: int(m.group(1))),
@@ -78,18 +71,21 @@ NUMBER_PATTERNS = (
     ("imbalance_local_gb", re.compile(r"local_gpu_memory=([\d.]+)"), lambda m: round(float(m.group(1)), 2)),
     # uvicorn "bind on address ('0.0.0.0', 30000)" / "('::', 30000, 0, 0)"; torch.distributed "bind to [::]:29500";
     # SGLang 0.5.9 utils/common.py:720-732, 0.5.23 utils/network.py:82-103
-    ("port", re.compile(r"bind on address \('[^']*', (\d+)|failed to bind to \[?[^\]\s]*\]?:(\d+)|port (\d+) is in use|"
-                        r"at (\d+) is not available|The port (\d+) is in use"),
-     lambda m: int(next(g for g in m.groups() if g))),
-    ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/", re.IGNORECASE),
-     lambda m: int(next(g for g in m.groups() if g))),
+    (
+        "port",
+        re.compile(
+            r"bind on address \('[^']*', (\d+)|failed to bind to \[?[^\]\s]*\]?:(\d+)|port (\d+) is in use|"
+            r"at (\d+) is not available|The port (\d+) is in use"
+        ),
+        lambda m: int(next(g for g in m.groups() if g)),
+    ),
+    ("exit_code", re.compile(r"exit ?code[:=]? ?(-?\d+)|status=(\d+)/", re.IGNORECASE), lambda m: int(next(g for g in m.groups() if g))),
     ("missing_module", re.compile(r"No module named '([^']+)'"), lambda m: m.group(1)),
     ("missing_library", re.compile(r"\bld(?:\.\w+)?: cannot find (-l[\w.+-]+)"), lambda m: m.group(1)),
     ("failed_assert", re.compile(DIVISIBILITY_ASSERT_RE), lambda m: m.group(1)),
     ("unrecognized", re.compile(r"unrecognized arguments: (.{1,200})"), lambda m: m.group(1).strip()),
     ("bad_argument", re.compile(r"argument (--[\w-]+)(?:/[-\w]+)*: (?:invalid|expected)"), lambda m: m.group(1)),
-    ("bad_argument_reason", re.compile(r"argument --[\w-]+(?:/[-\w]+)*: ((?:invalid|expected).{0,200})"),
-     lambda m: m.group(1).strip()),
+    ("bad_argument_reason", re.compile(r"argument --[\w-]+(?:/[-\w]+)*: ((?:invalid|expected).{0,200})"), lambda m: m.group(1).strip()),
     ("architectures", re.compile(r"Model architectures (\[[^\]]*\])"), lambda m: m.group(1)),
 )
 
@@ -103,7 +99,7 @@ def normalize(line):
     elif not isinstance(line, str):
         line = str(line)
     if len(line) > MAX_LINE * 2:
-        line = line[:MAX_LINE * 2]
+        line = line[: MAX_LINE * 2]
     line = _ANSI_RE.sub("", line)
     line = _QUOTE_RE.sub("", line)
     line = _CONTROL_RE.sub("", line.replace("\t", "    "))
@@ -138,8 +134,7 @@ class _Compiled:
         for c_index, cause in enumerate(CATALOG):
             for pattern in cause.patterns:
                 items.append((("p", len(self.patterns)), pattern.regex, pattern.flags))
-                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper,
-                                      pattern.warning))
+                self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper, pattern.warning))
             if cause.requires:
                 self.requires[c_index] = re.compile(cause.requires, re.IGNORECASE)
                 items.append((("r", c_index), cause.requires, re.IGNORECASE))
@@ -262,7 +257,8 @@ def _unwrap(failures):
     wrapper_line = max(failures[0][2])
     for index, failure in enumerate(failures[1:], 1):
         if not failure[3] and failure[2][0] <= wrapper_line:
-            return [failure] + failures[:index] + failures[index + 1:]
+            after = index + 1
+            return [failure] + failures[:index] + failures[after:]
     return failures
 
 

@@ -116,8 +116,7 @@ def apply_budget(result, budget):
     if not budget:
         return result
     totals = _as_dict(_as_dict(budget.get("budget")).get("totals"))
-    for key in ("max_total_num_tokens", "max_running_requests", "mamba_slots", "context_len",
-                "mem_fraction_static", "min_viable_mem_fraction_static"):
+    for key in ("max_total_num_tokens", "max_running_requests", "mamba_slots", "context_len", "mem_fraction_static", "min_viable_mem_fraction_static"):
         if totals.get(key) is not None:
             result["numbers"].setdefault("budget_" + key, totals[key])
     if result["root_cause"] not in MEMORY_CAUSES and result.get("underlying_cause") not in MEMORY_CAUSES:
@@ -127,10 +126,7 @@ def apply_budget(result, budget):
         return result
     cause = _budget_cause(budget)
     if cause and cause != result["root_cause"]:
-        result["notes"].append(
-            "the log says %s, the memory budget says %s: the budget replays SGLang's sizing and is used"
-            % (result["root_cause"], cause)
-        )
+        result["notes"].append("the log says %s, the memory budget says %s: the budget replays SGLang's sizing and is used" % (result["root_cause"], cause))
         result["log_root_cause"] = result["root_cause"]
         result["root_cause"] = cause
         result["phase"] = CAUSES[cause].phase
@@ -157,10 +153,7 @@ def _freshness(log, unit, since_marker):
     start = _num(unit.get("start_time"))
     mtime = _num(log.get("mtime"))
     if since_marker and marker and invocation and marker.get("invocation") and marker["invocation"] != invocation:
-        reasons.append(
-            "the log's last launch marker is from invocation %s, the unit's current one is %s"
-            % (marker["invocation"], invocation)
-        )
+        reasons.append("the log's last launch marker is from invocation %s, the unit's current one is %s" % (marker["invocation"], invocation))
         return "stale", reasons, []
     if start is not None and mtime is not None and mtime + MTIME_SLACK_S < start:
         reasons.append("the log was last written %.0f s before the unit's last start" % (start - mtime))
@@ -179,8 +172,10 @@ def _unit_lines(unit):
     lines = _as_list(unit.get("journal")) + _as_list(unit.get("kernel_oom"))
     if unit.get("result") or unit.get("exec_main_code"):
         detail = "signal=%s" % unit["signal"] if unit.get("signal") else "exit code=%s" % unit.get("exit_code")
-        lines.append("unit %s: Result=%s, ExecMainCode=%s, %s, NRestarts=%s" % (
-            unit.get("name"), unit.get("result"), unit.get("exec_main_code"), detail, unit.get("n_restarts")))
+        lines.append(
+            "unit %s: Result=%s, ExecMainCode=%s, %s, NRestarts=%s"
+            % (unit.get("name"), unit.get("result"), unit.get("exec_main_code"), detail, unit.get("n_restarts"))
+        )
     return lines
 
 
@@ -206,8 +201,17 @@ def _silent_underlying(unit, journal_diag):
 
 def _summary(result):
     numbers = result["numbers"]
-    keys = ("mem_fraction_static", "min_viable_mem_fraction_static", "max_total_num_tokens", "available_gpu_mem_gb",
-            "capture_bs", "failed_alloc", "max_mamba_cache_size", "exit_code", "port")
+    keys = (
+        "mem_fraction_static",
+        "min_viable_mem_fraction_static",
+        "max_total_num_tokens",
+        "available_gpu_mem_gb",
+        "capture_bs",
+        "failed_alloc",
+        "max_mamba_cache_size",
+        "exit_code",
+        "port",
+    )
     shown = ", ".join("%s=%s" % (k, numbers[k]) for k in keys if numbers.get(k) is not None)
     head = result["root_cause"]
     if result.get("underlying_cause"):
@@ -248,8 +252,7 @@ def _classify_launch(log, unit, status, reasons, log_lines, notes):
     if log_lines:
         diag = classify(log_lines + unit_lines)
         if diag["root_cause"] == "none" and unit and not running and unit.get("result") not in (None, "success"):
-            diag = dict(diag, root_cause="other", phase="unknown", confidence="low",
-                        evidence=[normalize(x) for x in unit_lines[-5:]])
+            diag = dict(diag, root_cause="other", phase="unknown", confidence="low", evidence=[normalize(x) for x in unit_lines[-5:]])
         return diag, None, None, log_lines, running
     if running and status == "stale":
         diag = dict(classify(unit_lines), root_cause="stale_log", phase="unknown", confidence="high")
@@ -264,8 +267,7 @@ def _classify_launch(log, unit, status, reasons, log_lines, notes):
     if not unit and not _as_dict((log or {}).get("marker")):
         # No line, no marker, no unit: nothing says a launch even started, so nothing says it died.
         diag = dict(classify([]), root_cause="no_evidence", phase="unknown", confidence="low")
-        diag["evidence"] = ["log %s: %s bytes, no line and no launch marker; no unit given"
-                            % ((log or {}).get("path"), (log or {}).get("size", 0))]
+        diag["evidence"] = ["log %s: %s bytes, no line and no launch marker; no unit given" % ((log or {}).get("path"), (log or {}).get("size", 0))]
         return diag, None, None, log_lines, running
     diag, underlying, detail = _silent_death(log, unit, status, unit_lines, notes)
     return diag, underlying, detail, log_lines, running

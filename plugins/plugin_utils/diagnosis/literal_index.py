@@ -73,10 +73,12 @@ def required_literals(regex, flags=0):
 
 # Words too common in SGLang / torch logs to narrow anything down: literals keyed only by these are looked up
 # as substrings instead.
-COMMON_WORDS = frozenset((
-    "a an and are as at be by error failed for from gpu in init is manager memory model not of on or out please "
-    "process server size status the this to try use value with"
-).split())
+COMMON_WORDS = frozenset(
+    (
+        "a an and are as at be by error failed for from gpu in init is manager memory model not of on or out please "
+        "process server size status the this to try use value with"
+    ).split()
+)
 
 
 def anchor_word(literal):

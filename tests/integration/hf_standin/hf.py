@@ -6,6 +6,7 @@
 Speaks the same two hub calls over HTTP (``HF_ENDPOINT``): the revision API for the file list, then one
 ``resolve`` GET per file, written under ``--local-dir``. Only the options sglang_install passes are read.
 """
+
 import argparse
 import json
 import os

@@ -160,13 +160,27 @@ def prepare(args):
         subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', hostkey], check=True)
     shutil.copy(args.authorized_key, os.path.join(state, 'ssh', 'authorized_keys'))
     with open(os.path.join(state, 'ssh', 'sshd_config'), 'w') as handle:
-        handle.write('\n'.join([
-            'ListenAddress 127.0.0.1', 'Port {0}'.format(args.port), 'HostKey ' + hostkey,
-            'PidFile ' + os.path.join(state, 'ssh', 'sshd.pid'),
-            'AuthorizedKeysFile ' + os.path.join(state, 'ssh', 'authorized_keys'),
-            'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no',
-            'UsePAM no', 'StrictModes no', 'PrintMotd no', 'AcceptEnv LANG LC_*',
-            'Subsystem sftp internal-sftp', 'LogLevel ERROR', '']))
+        handle.write(
+            '\n'.join(
+                [
+                    'ListenAddress 127.0.0.1',
+                    'Port {0}'.format(args.port),
+                    'HostKey ' + hostkey,
+                    'PidFile ' + os.path.join(state, 'ssh', 'sshd.pid'),
+                    'AuthorizedKeysFile ' + os.path.join(state, 'ssh', 'authorized_keys'),
+                    'PermitRootLogin prohibit-password',
+                    'PasswordAuthentication no',
+                    'KbdInteractiveAuthentication no',
+                    'UsePAM no',
+                    'StrictModes no',
+                    'PrintMotd no',
+                    'AcceptEnv LANG LC_*',
+                    'Subsystem sftp internal-sftp',
+                    'LogLevel ERROR',
+                    '',
+                ]
+            )
+        )
     os.makedirs('/run/sshd', mode=0o755, exist_ok=True)  # sshd's privilege separation directory
     return state
 
@@ -182,15 +196,14 @@ def mknod(path, major, minor, mode=0o666):
 
 def inside(state):
     """In the new mount namespace: lay out the fake node, then become sshd."""
+
     def join(*parts):
         return os.path.join(state, *parts)
 
     mount('-t', 'overlay', 'overlay', '-o', 'lowerdir={0}:/usr/sbin'.format(join('sbin')), '/usr/sbin')
     mount('-t', 'overlay', 'overlay', '-o', 'lowerdir={0}:/usr/bin'.format(join('bin')), '/usr/bin')
-    mount('-t', 'overlay', 'overlay', '-o',
-          'lowerdir=/etc,upperdir={0},workdir={1}'.format(join('etc-upper'), join('etc-work')), '/etc')
-    mount('-t', 'overlay', 'overlay', '-o',
-          'lowerdir=/dev,upperdir={0},workdir={1}'.format(join('dev-upper'), join('dev-work')), '/dev')
+    mount('-t', 'overlay', 'overlay', '-o', 'lowerdir=/etc,upperdir={0},workdir={1}'.format(join('etc-upper'), join('etc-work')), '/etc')
+    mount('-t', 'overlay', 'overlay', '-o', 'lowerdir=/dev,upperdir={0},workdir={1}'.format(join('dev-upper'), join('dev-work')), '/dev')
     mount('-t', 'devpts', '-o', 'newinstance,ptmxmode=0666,mode=0620', 'devpts', '/dev/pts')
     mount('--bind', '/dev/pts/ptmx', '/dev/ptmx')
     mount('-t', 'tmpfs', '-o', 'mode=0755', 'tmpfs', '/proc/driver')
@@ -199,8 +212,11 @@ def inside(state):
         node = json.load(handle)
     os.makedirs('/proc/driver/nvidia/gpus')
     with open('/proc/driver/nvidia/version', 'w') as handle:
-        handle.write('NVRM version: NVIDIA UNIX x86_64 Kernel Module  {0}  Thu Feb 22 01:44:30 UTC 2024\n'
-                     'GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n'.format(node['driver_version']))
+        handle.write(
+            'NVRM version: NVIDIA UNIX x86_64 Kernel Module  {0}  Thu Feb 22 01:44:30 UTC 2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n'.format(
+                node['driver_version']
+            )
+        )
     os.makedirs('/sys/module/nvidia')
     with open('/sys/module/nvidia/version', 'w') as handle:
         handle.write(node['driver_version'] + '\n')
@@ -208,9 +224,11 @@ def inside(state):
         bus = gpu['pci_bus_id'][-12:].lower()
         os.makedirs('/proc/driver/nvidia/gpus/' + bus)
         with open('/proc/driver/nvidia/gpus/{0}/information'.format(bus), 'w') as handle:
-            handle.write('Model: \t\t {0}\nGPU UUID: \t {1}\nBus Type: \t PCIe\nBus Location: \t {2}\n'
-                         'Device Minor: \t {3}\nGPU Excluded:\t No\n'.format(
-                             gpu['name'], gpu['uuid'], bus, gpu['minor']))
+            handle.write(
+                'Model: \t\t {0}\nGPU UUID: \t {1}\nBus Type: \t PCIe\nBus Location: \t {2}\nDevice Minor: \t {3}\nGPU Excluded:\t No\n'.format(
+                    gpu['name'], gpu['uuid'], bus, gpu['minor']
+                )
+            )
         mknod('/dev/nvidia{0}'.format(gpu['minor']), NVIDIA_MAJOR, gpu['minor'])
     mknod('/dev/nvidiactl', NVIDIA_MAJOR, 255)
     if node.get('uvm_present'):
@@ -240,8 +258,7 @@ def main():
     args = parser.parse_args()
     if args.command == 'start':
         state = prepare(args)
-        os.execvp('unshare', ['unshare', '--mount', '--propagation', 'private', sys.executable,
-                              os.path.abspath(__file__), 'inside', '--state', state])
+        os.execvp('unshare', ['unshare', '--mount', '--propagation', 'private', sys.executable, os.path.abspath(__file__), 'inside', '--state', state])
     inside(os.path.abspath(args.state))
 
 

@@ -48,9 +48,9 @@ def build(args):
             pve.grant(user, path, *privs)
     for volid in args.template:
         storage, name = volid.split(':', 1)
-        pve.store_file(storage, name.split('/', 1)[1], 128 * 1024 ** 2, content='vztmpl')
-    pve.storages['local-lvm']['avail'] = args.lvm_gib * 1024 ** 3
-    pve.storages['local-lvm']['total'] = args.lvm_gib * 1024 ** 3
+        pve.store_file(storage, name.split('/', 1)[1], 128 * 1024**2, content='vztmpl')
+    pve.storages['local-lvm']['avail'] = args.lvm_gib * 1024**3
+    pve.storages['local-lvm']['total'] = args.lvm_gib * 1024**3
     return pve
 
 
@@ -101,12 +101,10 @@ def control_app(pve):
 
     @routes.get('/state')
     async def state(request):
-        cts = [{'vmid': ct.vmid, 'node': ct.node, 'status': ct.status, 'config': ct.config, 'pending': ct.pending}
-               for ct in pve.cts]
+        cts = [{'vmid': ct.vmid, 'node': ct.node, 'status': ct.status, 'config': ct.config, 'pending': ct.pending} for ct in pve.cts]
         tasks = [dict((k, v) for k, v in t.items() if k != 'log') for t in pve.tasklog]
         requests = [[entry[0], entry[1]] for entry in pve.requests]
-        return web.json_response({'cts': cts, 'tasks': tasks, 'requests': requests,
-                                  'version': pve.version})
+        return web.json_response({'cts': cts, 'tasks': tasks, 'requests': requests, 'version': pve.version})
 
     app = web.Application()
     app.add_routes(routes)
@@ -139,8 +137,7 @@ def main():
     parser.add_argument('--control', required=True, help='Unix socket for fault injection')
     parser.add_argument('--password', help='root@pam password')
     parser.add_argument('--token', action='append', default=[], help='user@realm!name=secret (repeatable)')
-    parser.add_argument('--secrets', help='JSON file with root_password and token_secret (kept out of argv and of '
-                                          'the environment, which ansible -vvv prints)')
+    parser.add_argument('--secrets', help='JSON file with root_password and token_secret (kept out of argv and of the environment, which ansible -vvv prints)')
     parser.add_argument('--token-name', default='root@pam!ansible', help='the token id whose secret --secrets holds')
     parser.add_argument('--access', help='JSON file with other users\' API tokens and their ACL (see above)')
     parser.add_argument('--template', action='append', default=[], help='storage:vztmpl/name to provide')

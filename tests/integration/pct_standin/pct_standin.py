@@ -66,8 +66,7 @@ class Api:
         self.base = conf['url'].rstrip('/') + '/api2/json'
         self.node = conf['node']
         self.context = ssl.create_default_context(cafile=conf.get('cafile'))
-        ticket = self.call('POST', '/access/ticket', {'username': conf['user'], 'password': conf['password']},
-                           auth=False)
+        ticket = self.call('POST', '/access/ticket', {'username': conf['user'], 'password': conf['password']}, auth=False)
         self.cookie = 'PVEAuthCookie=' + ticket['ticket']
         self.csrf = ticket['CSRFPreventionToken']
 
@@ -141,8 +140,7 @@ def exec_in(cfg, api, vmid, command):
     scratch = os.path.join(cfg.get('scratch', '/tmp/pct-standin'), str(vmid))
     os.makedirs(scratch, exist_ok=True)
     os.chdir(scratch)
-    os.execvp('unshare', ['unshare', '--uts', '--', '/bin/sh', '-c', 'hostname "$0" && exec "$@"', hostname]
-              + command)
+    os.execvp('unshare', ['unshare', '--uts', '--', '/bin/sh', '-c', 'hostname "$0" && exec "$@"', hostname] + command)
 
 
 def copy(cfg, vmid, src, dst, into):

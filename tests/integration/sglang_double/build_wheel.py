@@ -11,6 +11,7 @@ The settings become the double's packaged defaults (``_double_defaults.json``), 
 ``SGLANG_DOUBLE_MODE=replay`` for a release that fails to start. The wheel follows the binary distribution
 format (PEP 427/PEP 491: ``.dist-info`` with METADATA, WHEEL and a RECORD of urlsafe-base64 SHA-256 digests).
 """
+
 import base64
 import hashlib
 import json
@@ -34,8 +35,9 @@ def build(version, outdir, defaults):
     if defaults:
         files["sglang/_double_defaults.json"] = json.dumps(defaults, sort_keys=True).encode()
     info = "sglang-%s.dist-info" % version
-    files[info + "/METADATA"] = ("Metadata-Version: 2.1\nName: sglang\nVersion: %s\n"
-                                 "Summary: TEST DOUBLE of SGLang's launch_server (llmops.sglang tests only)\n" % version).encode()
+    files[info + "/METADATA"] = (
+        "Metadata-Version: 2.1\nName: sglang\nVersion: %s\nSummary: TEST DOUBLE of SGLang's launch_server (llmops.sglang tests only)\n" % version
+    ).encode()
     files[info + "/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: llmops-sglang-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = "\n".join([_record_line(n, d) for n, d in sorted(files.items())] + [info + "/RECORD,,", ""])
     files[info + "/RECORD"] = record.encode()

@@ -28,11 +28,14 @@ def checked_nodes(**variables):
     return templar.template(trust_as_template(task["loop"]))
 
 
-@pytest.mark.parametrize("minors, expected", [
-    ([2, 3], ["/dev/nvidia2", "/dev/nvidia3"]),
-    (["3"], ["/dev/nvidia3"]),
-    ([1, 0, 1], ["/dev/nvidia0", "/dev/nvidia1"]),
-])
+@pytest.mark.parametrize(
+    "minors, expected",
+    [
+        ([2, 3], ["/dev/nvidia2", "/dev/nvidia3"]),
+        (["3"], ["/dev/nvidia3"]),
+        ([1, 0, 1], ["/dev/nvidia0", "/dev/nvidia1"]),
+    ],
+)
 def test_the_checked_nodes_are_the_passed_gpus(minors, expected):
     found = {"files": [{"path": "/dev/nvidia0"}]}
     assert checked_nodes(nvidia_userspace_gpu_minors=minors, __nvidia_userspace_gpu_nodes=found) == CONTROL + expected

@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The install roles take their release facts from the registry, and their defaults agree with their argument specs."""
+
 import pathlib
 
 import pytest

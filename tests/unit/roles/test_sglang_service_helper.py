@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The unit's helper (roles/sglang_service/files/llmops-sglang): marker, log copy, exit status, verify filter."""
+
 import datetime
 import importlib.machinery
 import importlib.util
@@ -25,8 +26,7 @@ def run(*args, env=None):
 
 
 def test_marker_line_is_the_diagnosers_format():
-    line = load_helper().marker_line(datetime.datetime(2026, 11, 29, 21, 20, 32, tzinfo=datetime.timezone.utc),
-                                     "5f0c0f6c2b9e4a6f")
+    line = load_helper().marker_line(datetime.datetime(2026, 11, 29, 21, 20, 32, tzinfo=datetime.timezone.utc), "5f0c0f6c2b9e4a6f")
     assert parse_marker(line) == {"time": "2026-11-29T21:20:32Z", "invocation": "5f0c0f6c2b9e4a6f"}
 
 
@@ -63,10 +63,8 @@ def test_usage_error_exits_2():
 
 
 def test_unit_warnings_only_concern_the_unit_under_test():
-    output = ("/tmp/x/sglang.service:14: Unknown key name 'Restartt' in section 'Service', ignoring.\n"
-              "/lib/systemd/system/other.service:3: something unrelated\n")
-    assert load_helper().unit_warnings(output, "/tmp/x/sglang.service", "sglang.service") == [
-        output.splitlines()[0]]
+    output = "/tmp/x/sglang.service:14: Unknown key name 'Restartt' in section 'Service', ignoring.\n/lib/systemd/system/other.service:3: something unrelated\n"
+    assert load_helper().unit_warnings(output, "/tmp/x/sglang.service", "sglang.service") == [output.splitlines()[0]]
 
 
 def test_wait_health_gives_up_at_once_when_the_main_process_is_gone():
@@ -81,8 +79,9 @@ def test_wait_health_gives_up_at_once_when_the_main_process_is_gone():
 def test_process_alive():
     helper = load_helper()
     import os
+
     assert helper.process_alive(os.getpid())
-    assert not helper.process_alive(2 ** 22 + 1)
+    assert not helper.process_alive(2**22 + 1)
 
 
 def test_exec_dies_by_the_same_signal_as_the_program(tmp_path):
@@ -109,7 +108,7 @@ def test_redactor_catches_a_secret_split_across_reads():
 def test_redactor_holds_back_only_a_possible_start_of_a_secret():
     redactor = load_helper().Redactor([b"abcdef"])
     assert redactor.feed(b"xyz ab") == b"xyz "  # "ab" could begin the secret
-    assert redactor.feed(b"X") == b"abX"        # it did not
+    assert redactor.feed(b"X") == b"abX"  # it did not
     assert redactor.flush() == b""
 
 
@@ -126,8 +125,10 @@ def test_exec_redacts_the_api_key_in_the_log_and_the_journal_copy(tmp_path):
     secrets = tmp_path / "sglang-secrets.yaml"
     secrets.write_text('{"api-key": "sk-llmops-test-0123456789"}')
     log = tmp_path / "sglang.log"
-    child = ("import sys, time; sys.stdout.write(\"server_args=ServerArgs(api_key='sk-llmops-te\"); sys.stdout.flush(); "
-             "time.sleep(0.3); print(\"st-0123456789', port=30000)\"); print('tail sk-llmops-test-0123456789')")
+    child = (
+        "import sys, time; sys.stdout.write(\"server_args=ServerArgs(api_key='sk-llmops-te\"); sys.stdout.flush(); "
+        "time.sleep(0.3); print(\"st-0123456789', port=30000)\"); print('tail sk-llmops-test-0123456789')"
+    )
     result = run("exec", str(log), "--redact", str(secrets), "--", sys.executable, "-c", child)
     assert result.returncode == 0, result.stderr
     for copy in (result.stdout, log.read_text()):

@@ -18,19 +18,31 @@ TEMPLATE = pathlib.Path(__file__).resolve().parents[3] / "roles" / "sglang_servi
 
 def render(model_path, version="0.5.9", install=None):
     variables = {
-        "ansible_managed": "Ansible managed", "sglang_service_sglang_version": version,
-        "__sglang_service_args": {"model_path": model_path}, "sglang_service_start_limit_burst": 3,
-        "__sglang_service_timeout_start": 460, "sglang_service_restart_sec": 10, "sglang_service_user": "sglang",
-        "sglang_service_group": "sglang", "sglang_service_state_dir": "/var/lib/sglang",
-        "__sglang_service_env_path": "/etc/llmops-sglang/sglang.env", "__sglang_service_has_secrets": False,
-        "__sglang_service_credential": "sglang-secrets.yaml", "__sglang_service_secrets_path": "/etc/s.yaml",
+        "ansible_managed": "Ansible managed",
+        "sglang_service_sglang_version": version,
+        "__sglang_service_args": {"model_path": model_path},
+        "sglang_service_start_limit_burst": 3,
+        "__sglang_service_timeout_start": 460,
+        "sglang_service_restart_sec": 10,
+        "sglang_service_user": "sglang",
+        "sglang_service_group": "sglang",
+        "sglang_service_state_dir": "/var/lib/sglang",
+        "__sglang_service_env_path": "/etc/llmops-sglang/sglang.env",
+        "__sglang_service_has_secrets": False,
+        "__sglang_service_credential": "sglang-secrets.yaml",
+        "__sglang_service_secrets_path": "/etc/s.yaml",
         "__sglang_service_python": "/usr/bin/python3",
-        "__sglang_service_install": install or {}, "__sglang_service_model_label": model_path.rsplit("/", 1)[-1],
+        "__sglang_service_install": install or {},
+        "__sglang_service_model_label": model_path.rsplit("/", 1)[-1],
         "__sglang_service_helper": "/usr/local/libexec/llmops-sglang",
-        "__sglang_service_log_path": "/var/log/sglang/sglang.log", "__sglang_service_argv": ["--model-path", model_path],
-        "sglang_service_timeout_start_base_sec": 300, "sglang_service_timeout_start_sec_per_gib": 10,
-        "__sglang_service_model_gib": 16, "sglang_service_filesystem_sandboxing": True,
-        "__sglang_service_url": "http://127.0.0.1:30000", "sglang_service_name": "sglang",
+        "__sglang_service_log_path": "/var/log/sglang/sglang.log",
+        "__sglang_service_argv": ["--model-path", model_path],
+        "sglang_service_timeout_start_base_sec": 300,
+        "sglang_service_timeout_start_sec_per_gib": 10,
+        "__sglang_service_model_gib": 16,
+        "sglang_service_filesystem_sandboxing": True,
+        "__sglang_service_url": "http://127.0.0.1:30000",
+        "sglang_service_name": "sglang",
     }
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(TEMPLATE.read_text()), escape_backslashes=False)
@@ -39,8 +51,7 @@ def render(model_path, version="0.5.9", install=None):
 def test_a_newline_in_the_model_path_stays_inside_the_comment_and_the_description():
     unit = render("/srv/models/x\n[Service]\nExecStartPre=/bin/evil %n\x1b[2J")
     lines = unit.splitlines()
-    assert [line for line in lines if line.startswith("ExecStartPre=")] == [
-        line for line in lines if line.startswith("ExecStartPre=") and "marker" in line]
+    assert [line for line in lines if line.startswith("ExecStartPre=")] == [line for line in lines if line.startswith("ExecStartPre=") and "marker" in line]
     assert lines.count("[Service]") == 1
     assert "# SGLang 0.5.9 serving /srv/models/x\\n[Service]\\nExecStartPre=/bin/evil %n\\u001b[2J; every" in unit
     assert "Description=SGLang server for evil %%n\\u001b[2J (llmops.sglang)" in lines
@@ -56,8 +67,7 @@ def test_an_ordinary_model_path_renders_unchanged():
 def test_the_server_runs_sandboxed_without_losing_the_gpus():
     """Issue 15 item 16: privilege gain, setuid, realtime and personality changes are off; no device is hidden."""
     lines = render("/srv/models/Qwen3-8B").splitlines()
-    for setting in ("NoNewPrivileges=yes", "RestrictSUIDSGID=yes", "RestrictRealtime=yes", "LockPersonality=yes",
-                    "SystemCallArchitectures=native"):
+    for setting in ("NoNewPrivileges=yes", "RestrictSUIDSGID=yes", "RestrictRealtime=yes", "LockPersonality=yes", "SystemCallArchitectures=native"):
         assert setting in lines
     assert not [line for line in lines if line.startswith(("PrivateDevices=", "DevicePolicy=", "DeviceAllow="))]
 
@@ -65,12 +75,16 @@ def test_the_server_runs_sandboxed_without_losing_the_gpus():
 def test_the_install_fingerprint_is_a_line_of_the_unit_so_an_install_change_changes_the_unit():
     # Issue 15 item 1: an upgrade (another venv or model commit) must change the rendered unit, so that the
     # service role's plan sees a change and applies it through the gated restart.
-    install = {"version": "0.5.9", "venv": "/opt/sglang/venvs/sglang-0.5.9-0a1b2c3d4e", "model_repo": "Qwen/Qwen3-8B",
-               "model_commit": "0123456789abcdef0123456789abcdef01234567", "fingerprint": "f" * 64}
+    install = {
+        "version": "0.5.9",
+        "venv": "/opt/sglang/venvs/sglang-0.5.9-0a1b2c3d4e",
+        "model_repo": "Qwen/Qwen3-8B",
+        "model_commit": "0123456789abcdef0123456789abcdef01234567",
+        "fingerprint": "f" * 64,
+    }
     before = render("/opt/sglang/models/Qwen--Qwen3-8B/0123456789abcdef0123456789abcdef01234567", install=install)
     assert ("# model Qwen/Qwen3-8B@0123456789abcdef0123456789abcdef01234567; fingerprint %s." % ("f" * 64)) in before
-    after = render("/opt/sglang/models/Qwen--Qwen3-8B/0123456789abcdef0123456789abcdef01234567",
-                   install=dict(install, fingerprint="e" * 64))
+    after = render("/opt/sglang/models/Qwen--Qwen3-8B/0123456789abcdef0123456789abcdef01234567", install=dict(install, fingerprint="e" * 64))
     assert before != after
     assert "fingerprint" not in render("/srv/models/Qwen3-8B")
 

@@ -37,8 +37,10 @@ def guest(demo):
 def node(demo):
     """The fake PVE node, over real SSH, as the demo inventory reaches it."""
     return testinfra.get_host(
-        "ssh://root@127.0.0.1:%d" % demo["ssh_port"], ssh_identity_file=demo["private_key"],
-        ssh_extra_args="-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % demo["known_hosts"])
+        "ssh://root@127.0.0.1:%d" % demo["ssh_port"],
+        ssh_identity_file=demo["private_key"],
+        ssh_extra_args="-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes" % demo["known_hosts"],
+    )
 
 
 @pytest.fixture(scope="module")

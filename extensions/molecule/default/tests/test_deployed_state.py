@@ -28,8 +28,7 @@ def test_ct_129_config_on_the_node(node, demo):
     assert config["hostname"] == demo["hostname"]
     assert config["features"] == "nesting=1" and config["unprivileged"] == "1"
     devices = passthrough_devices(config)
-    want = ["/dev/nvidia%d" % gpu["minor"] for gpu in demo["node"]["gpus"]] + [
-        "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
+    want = ["/dev/nvidia%d" % gpu["minor"] for gpu in demo["node"]["gpus"]] + ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
     assert devices == sorted(path + DEVICE_OPTIONS for path in want)
     assert node.check_output("pct status 129") == "status: running"
 

@@ -30,8 +30,8 @@ def node(state_dir):
     return testinfra.get_host(
         "ssh://root@127.0.0.1:18022",
         ssh_identity_file=os.path.join(state_dir, "id_ed25519"),
-        ssh_extra_args="-o UserKnownHostsFile={0} -o StrictHostKeyChecking=yes".format(
-            os.path.join(state_dir, "known_hosts")))
+        ssh_extra_args="-o UserKnownHostsFile={0} -o StrictHostKeyChecking=yes".format(os.path.join(state_dir, "known_hosts")),
+    )
 
 
 @pytest.fixture(scope="module")

@@ -30,9 +30,11 @@ def declared_node(node):
 
 def check_devices(node, vmid, gpu_minors, caps):
     """The container's devN entries are exactly the GPUs asked for (by device minor), the control nodes and caps."""
-    want = sorted(["/dev/nvidia%d" % minor for minor in gpu_minors]
-                  + ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
-                  + ["/dev/nvidia-caps/nvidia-cap%d" % cap for cap in caps])
+    want = sorted(
+        ["/dev/nvidia%d" % minor for minor in gpu_minors]
+        + ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
+        + ["/dev/nvidia-caps/nvidia-cap%d" % cap for cap in caps]
+    )
     have = passthrough_devices(pct_config(node, vmid))
     assert have == [path + DEVICE_OPTIONS for path in want], "CT %s devN %s, want %s" % (vmid, have, want)
 
@@ -82,10 +84,8 @@ def test_uvm_udev_rule_and_module_loading(node):
 def test_nothing_else_in_etc_was_touched(node, state_dir):
     # /etc on the node is an overlay: its upper dir holds every file written, changed or deleted there.
     upper = os.path.join(state_dir, "node", "etc-upper")
-    touched = set(node.check_output("cd %s && find . \\( -type f -o -type c -o -type l \\) -printf '%%P\\n'",
-                                    upper).splitlines())
-    assert touched - STAND_IN_FILES == {"udev/rules.d/70-llmops-nvidia-uvm.rules",
-                                        "modules-load.d/llmops-nvidia-uvm.conf"}
+    touched = set(node.check_output("cd %s && find . \\( -type f -o -type c -o -type l \\) -printf '%%P\\n'", upper).splitlines())
+    assert touched - STAND_IN_FILES == {"udev/rules.d/70-llmops-nvidia-uvm.rules", "modules-load.d/llmops-nvidia-uvm.conf"}
 
 
 def test_nothing_else_in_the_cluster_was_touched(fakepve_state):

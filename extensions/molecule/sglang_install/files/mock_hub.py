@@ -19,6 +19,7 @@ Usage: ``python3 mock_hub.py CONFIG.json`` where CONFIG is
 "corrupt_bodies": false (optional: *.safetensors bodies arrive with their last byte flipped, while the API
 and the ETag describe the right content)}}}``.
 """
+
 import hashlib
 import json
 import os
@@ -114,10 +115,8 @@ class HubHandler(BaseHTTPRequestHandler):
             if repo is None:
                 return
             blobs = "blobs=true" in url.query.lower() and not repo.get("omit_sizes")
-            siblings = [dict({"rfilename": n}, **(blob_metadata(repo["dir"], n, s) if blobs else {}))
-                        for n, s in repo_files(repo["dir"])]
-            self._json({"id": match.group(1), "modelId": match.group(1), "sha": repo["commit"],
-                        "private": bool(repo.get("token")), "siblings": siblings})
+            siblings = [dict({"rfilename": n}, **(blob_metadata(repo["dir"], n, s) if blobs else {})) for n, s in repo_files(repo["dir"])]
+            self._json({"id": match.group(1), "modelId": match.group(1), "sha": repo["commit"], "private": bool(repo.get("token")), "siblings": siblings})
             return
         match = RESOLVE_RE.match(path)
         if match:
@@ -156,7 +155,8 @@ class HubHandler(BaseHTTPRequestHandler):
                 chunk = -(-len(body) // steps) or 1
                 for offset in range(0, len(body), chunk):
                     time.sleep(repo.get("throttle_seconds", 0) / float(steps))
-                    self.wfile.write(body[offset:offset + chunk])
+                    end = offset + chunk
+                    self.wfile.write(body[offset:end])
                     self.wfile.flush()
             return
         self._error(404, None, "no such route in mock_hub: %s" % path)

@@ -4,6 +4,7 @@
 The safetensors bytes follow the format's definition (8-byte little-endian header length, JSON header
 with dtype/shape/data_offsets, then the data buffer); nothing from the code under test is used.
 """
+
 import json
 import os
 import struct
@@ -11,9 +12,18 @@ import sys
 
 root = sys.argv[1]
 config = {
-    "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 64, "intermediate_size": 128,
-    "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
-    "vocab_size": 256, "max_position_embeddings": 4096, "torch_dtype": "bfloat16", "tie_word_embeddings": True,
+    "architectures": ["Qwen3ForCausalLM"],
+    "model_type": "qwen3",
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 256,
+    "max_position_embeddings": 4096,
+    "torch_dtype": "bfloat16",
+    "tie_word_embeddings": True,
 }
 tensors = {"model.embed_tokens.weight": ("BF16", [256, 64], 2), "model.norm.weight": ("BF16", [64], 2)}
 for layer in range(2):

@@ -24,8 +24,7 @@ def check_nvidia_packages(guest, host_driver):
     for name in NVIDIA_PACKAGES:
         package = guest.package(name)
         assert package.is_installed, name
-        assert package.version.startswith(host_driver + "-"), \
-            "%s is %s, want the host module's %s-*" % (name, package.version, host_driver)
+        assert package.version.startswith(host_driver + "-"), "%s is %s, want the host module's %s-*" % (name, package.version, host_driver)
         assert name in held, "%s is not held" % name
 
 
@@ -98,7 +97,9 @@ def test_a_downgraded_held_package_turns_its_check_red(guest, host_driver):
         "set -e; d=$(mktemp -d); mkdir $d/DEBIAN; printf '%%s\\n' 'Package: nvidia-smi' 'Version: %s'"
         " 'Architecture: amd64' 'Maintainer: llmops.sglang tests <tests@localhost>'"
         " 'Description: an older nvidia-smi, to test the pin check' > $d/DEBIAN/control;"
-        " dpkg-deb -b $d /tmp/nvidia-smi-older.deb >/dev/null; rm -r $d", older)
+        " dpkg-deb -b $d /tmp/nvidia-smi-older.deb >/dev/null; rm -r $d",
+        older,
+    )
     guest.check_output("dpkg -i --force-hold,downgrade /tmp/nvidia-smi-older.deb")
     try:
         assert guest.package("nvidia-smi").version == older
@@ -106,6 +107,5 @@ def test_a_downgraded_held_package_turns_its_check_red(guest, host_driver):
             check_nvidia_packages(guest, host_driver)
     finally:
         # dpkg -i resets the selection: restore apt's copy and the hold, as the role left them.
-        guest.check_output("dpkg -i --force-hold %s && apt-mark hold nvidia-smi && rm -f /tmp/nvidia-smi-older.deb",
-                           archive)
+        guest.check_output("dpkg -i --force-hold %s && apt-mark hold nvidia-smi && rm -f /tmp/nvidia-smi-older.deb", archive)
     check_nvidia_packages(guest, host_driver)

@@ -12,8 +12,7 @@ import pytest
 import testinfra
 import yaml
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests",
-                                "integration"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "tests", "integration"))
 import testinfra_support  # noqa: E402  (the checks the scenarios' verifiers share)
 
 CONTAINER = "sglang-service-bookworm"

@@ -24,8 +24,7 @@ LOGROTATE_PATH = "/etc/logrotate.d/sglang"
 
 def secret_values(scenario_vars):
     """The secret values converge wrote: the API key, the HF token and each secret flag."""
-    return [scenario_vars["sglang_service_api_key"], scenario_vars["sglang_service_hf_token"],
-            *scenario_vars["sglang_service_secret_args"].values()]
+    return [scenario_vars["sglang_service_api_key"], scenario_vars["sglang_service_hf_token"], *scenario_vars["sglang_service_secret_args"].values()]
 
 
 def unit_property(guest, name):
@@ -47,16 +46,19 @@ def check_secret_files(guest):
     for path in SECRET_FILES:
         secret = guest.file(path)
         assert secret.is_file, path
-        assert (secret.user, secret.group, secret.mode) == ("root", "root", 0o600), \
-            "%s is %s:%s %o, want root:root 600" % (path, secret.user, secret.group, secret.mode)
+        assert (secret.user, secret.group, secret.mode) == ("root", "root", 0o600), "%s is %s:%s %o, want root:root 600" % (
+            path,
+            secret.user,
+            secret.group,
+            secret.mode,
+        )
 
 
 def test_unit_file_is_roots_and_verifies(guest):
     unit = guest.file(UNIT_PATH)
     assert (unit.user, unit.group, unit.mode) == ("root", "root", 0o644)
     # The role's own check (systemd-analyze verify, warnings count) passes on the live unit.
-    guest.check_output("/usr/bin/python3 /usr/local/libexec/llmops-sglang/llmops-sglang verify-unit %s sglang",
-                       UNIT_PATH)
+    guest.check_output("/usr/bin/python3 /usr/local/libexec/llmops-sglang/llmops-sglang verify-unit %s sglang", UNIT_PATH)
     # No drop-in overrides what the role rendered.
     assert unit_property(guest, "DropInPaths") == ""
     assert unit_property(guest, "FragmentPath") == UNIT_PATH
@@ -105,12 +107,12 @@ def test_no_secret_in_any_process_argv(guest, scenario_vars):
 
 def test_server_argv_is_the_validated_argv(guest):
     recorded = json.loads(guest.file(ARGS_PATH).content_string)
-    assert server_process_argv(guest) == [
-        "/usr/bin/python3", "-m", "sglang.launch_server", *recorded["argv"], "--config", CREDENTIAL]
+    assert server_process_argv(guest) == ["/usr/bin/python3", "-m", "sglang.launch_server", *recorded["argv"], "--config", CREDENTIAL]
     # ExecStart (the unit's own record) runs the same words behind the log helper.
     exec_start = unit_property(guest, "ExecStart")
     words = re.search(r"argv\[\]=(.*?) ;", exec_start).group(1)
-    assert shlex.split(words)[-len(recorded["argv"]) - 2:-2] == recorded["argv"]
+    first = -len(recorded["argv"]) - 2
+    assert shlex.split(words)[first:-2] == recorded["argv"]
 
 
 def test_port_bound_only_on_the_configured_address(guest, scenario_vars):
@@ -124,12 +126,13 @@ def test_log_starts_with_this_launchs_marker(guest):
     assert log.is_file and log.user == "sglang"
     first = log.content_string.splitlines()[0]
     assert first == "=== llmops.sglang launch %s invocation=%s ===" % (
-        re.match(r"=== llmops\.sglang launch (\S+) ", first).group(1), unit_property(guest, "InvocationID"))
+        re.match(r"=== llmops\.sglang launch (\S+) ", first).group(1),
+        unit_property(guest, "InvocationID"),
+    )
 
 
 def test_journal_and_log_hold_the_secrets_only_redacted(guest, scenario_vars):
-    for source in (guest.file(LOG_PATH).content_string,
-                   guest.check_output("journalctl -u %s --no-pager -o cat", UNIT)):
+    for source in (guest.file(LOG_PATH).content_string, guest.check_output("journalctl -u %s --no-pager -o cat", UNIT)):
         assert re.search(r"server_args=ServerArgs\(.*api_key='<redacted>'", source)
         assert "admin_api_key='<redacted>'" in source
         for value in secret_values(scenario_vars):

@@ -44,8 +44,7 @@ def shifted(lines, gib):
     """
     if not gib:
         return lines
-    return [re.sub(r"(avail mem=|available_gpu_mem=)(\d+\.\d+)",
-                   lambda m: "%s%.2f" % (m.group(1), float(m.group(2)) - gib), line) for line in lines]
+    return [re.sub(r"(avail mem=|available_gpu_mem=)(\d+\.\d+)", lambda m: "%s%.2f" % (m.group(1), float(m.group(2)) - gib), line) for line in lines]
 
 
 def parse_args(argv):
@@ -99,8 +98,7 @@ def make_handler(args):
             if self.path == "/health":
                 return self.reply(200 if State.ready else 503)
             if self.path in ("/get_model_info", "/model_info"):
-                return self.reply(200, {"model_path": args.model_path, "tokenizer_path": args.model_path,
-                                        "is_generation": True})
+                return self.reply(200, {"model_path": args.model_path, "tokenizer_path": args.model_path, "is_generation": True})
             if self.path == "/metrics":
                 return self.reply(200, b"sglang:num_running_reqs 0.0\n", "text/plain")
             return self.reply(404, {"detail": "Not Found"})
@@ -116,9 +114,17 @@ def make_handler(args):
                 request = json.loads(body or b"{}")
             except ValueError:
                 return self.reply(400, {"error": "invalid JSON"})
-            return self.reply(200, {"text": " world", "meta_info": {
-                "prompt_tokens": len(str(request.get("text", "")).split()), "completion_tokens": 1,
-                "finish_reason": {"type": "length", "length": 1}}})
+            return self.reply(
+                200,
+                {
+                    "text": " world",
+                    "meta_info": {
+                        "prompt_tokens": len(str(request.get("text", "")).split()),
+                        "completion_tokens": 1,
+                        "finish_reason": {"type": "length", "length": 1},
+                    },
+                },
+            )
 
     return Handler
 
@@ -136,9 +142,11 @@ def main(argv):
     startup = shifted(fixture_lines("SGLANG_DOUBLE_STARTUP"), float(setting("SGLANG_DOUBLE_STARTUP_SHIFT_GIB", "0")))
     # Like SGLang (engine.py logs f"{server_args=}"), the real startup prints the API key: the role must
     # keep such lines out of Ansible's output.
-    print("[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r, admin_api_key=%r)" % (
-        time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key, args.admin_api_key),
-        flush=True)
+    print(
+        "[%s] server_args=ServerArgs(model_path=%r, host=%r, port=%d, api_key=%r, admin_api_key=%r)"
+        % (time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key, args.admin_api_key),
+        flush=True,
+    )
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     before = [line for line in startup if READY_LINE not in line]
@@ -146,7 +154,8 @@ def main(argv):
         print(line, flush=True)
     time.sleep(float(setting("SGLANG_DOUBLE_LOAD_SECONDS", "2")))
     State.ready = True
-    for line in startup[len(before):] or ["[%s] %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), READY_LINE)]:
+    logged = len(before)
+    for line in startup[logged:] or ["[%s] %s" % (time.strftime("%Y-%m-%d %H:%M:%S"), READY_LINE)]:
         print(line, flush=True)
     try:
         while True:

@@ -36,23 +36,34 @@ def make_action(args, tail):
 
 
 def tail_result(lines, marker=True, unit=None, mtime=2001.0):
-    log = {"path": "/var/log/sglang/sglang.log", "exists": True, "size": 100, "mtime": mtime, "inode": 7,
-           "rotated": False, "lines": lines,
-           "marker": {"time": "2026-11-29T21:20:32Z", "invocation": INVOCATION, "line": "=== marker ===", "offset": 0}
-           if marker else None}
+    log = {
+        "path": "/var/log/sglang/sglang.log",
+        "exists": True,
+        "size": 100,
+        "mtime": mtime,
+        "inode": 7,
+        "rotated": False,
+        "lines": lines,
+        "marker": {"time": "2026-11-29T21:20:32Z", "invocation": INVOCATION, "line": "=== marker ===", "offset": 0} if marker else None,
+    }
     return {"log": log, "unit": unit, "now": 2010.0}
 
 
 def test_module_called_with_the_right_arguments_and_full_result():
-    unit = {"name": "sglang.service", "active_state": "failed", "result": "exit-code", "invocation_id": INVOCATION,
-            "exit_code": 1, "start_time": 2000.0, "journal": []}
-    action = make_action({"log_path": "/var/log/sglang/sglang.log", "unit": "sglang.service", "lines": 50},
-                         tail_result(INCIDENT_LINES, unit=unit))
+    unit = {
+        "name": "sglang.service",
+        "active_state": "failed",
+        "result": "exit-code",
+        "invocation_id": INVOCATION,
+        "exit_code": 1,
+        "start_time": 2000.0,
+        "journal": [],
+    }
+    action = make_action({"log_path": "/var/log/sglang/sglang.log", "unit": "sglang.service", "lines": 50}, tail_result(INCIDENT_LINES, unit=unit))
     result = action.run(task_vars={})
     action._execute_module.assert_called_once_with(
         module_name="llmops.sglang.sglang_log_tail",
-        module_args={"lines": 50, "bytes": 1048576, "since_marker": True, "path": "/var/log/sglang/sglang.log",
-                     "unit": "sglang.service"},
+        module_args={"lines": 50, "bytes": 1048576, "since_marker": True, "path": "/var/log/sglang/sglang.log", "unit": "sglang.service"},
         task_vars={},
     )
     assert result["failed"] is True
@@ -66,16 +77,27 @@ def test_module_called_with_the_right_arguments_and_full_result():
     assert result["numbers"]["unit_exit_code"] == 1
     assert result["freshness"]["status"] == "fresh"
     assert result["freshness"]["invocation_id"] == INVOCATION
-    assert result["log"] == {"path": "/var/log/sglang/sglang.log", "exists": True, "size": 100, "mtime": 2001.0,
-                             "inode": 7, "rotated": False}
-    assert set(result) >= {"root_cause", "underlying_cause", "phase", "confidence", "evidence", "summary", "fix",
-                           "verify", "numbers", "explanation", "notes", "ranking", "budget_used"}
+    assert result["log"] == {"path": "/var/log/sglang/sglang.log", "exists": True, "size": 100, "mtime": 2001.0, "inode": 7, "rotated": False}
+    assert set(result) >= {
+        "root_cause",
+        "underlying_cause",
+        "phase",
+        "confidence",
+        "evidence",
+        "summary",
+        "fix",
+        "verify",
+        "numbers",
+        "explanation",
+        "notes",
+        "ranking",
+        "budget_used",
+    }
 
 
 def test_budget_changes_cause_and_fix():
     budget = json.loads((FIXTURES / "incident" / "attempt1-budget.json").read_text())
-    action = make_action({"log_path": "/x.log", "since_marker": False, "budget": budget, "fail": False},
-                         tail_result(INCIDENT_LINES, marker=False))
+    action = make_action({"log_path": "/x.log", "since_marker": False, "budget": budget, "fail": False}, tail_result(INCIDENT_LINES, marker=False))
     result = action.run(task_vars={})
     assert "failed" not in result
     assert result["root_cause"] == "mamba_pool_too_small"
@@ -112,8 +134,7 @@ def test_neither_log_nor_unit_is_rejected():
 def test_ad_hoc_with_the_real_cli(tmp_path):
     log = tmp_path / "sglang-serve.log"
     log.write_text("\n".join(INCIDENT_LINES) + "\n")
-    rc, host, output = run_adhoc("llmops.sglang.sglang_diagnose",
-                                 {"log_path": str(log), "since_marker": False, "fail": False})
+    rc, host, output = run_adhoc("llmops.sglang.sglang_diagnose", {"log_path": str(log), "since_marker": False, "fail": False})
     assert rc == 0, output
     assert host["root_cause"] == "kv_pool_too_small"
     assert host["log"]["size"] == log.stat().st_size

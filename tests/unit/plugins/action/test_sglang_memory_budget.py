@@ -3,6 +3,7 @@
 
 The model is the incident's real Qwen3.6-27B config.json; the GPUs are the incident's 2x RTX A6000, declared.
 """
+
 import json
 import os
 
@@ -13,8 +14,13 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..",
 QWEN36 = os.path.join(REPO, "tests", "fixtures", "model-configs", "Qwen__Qwen3.6-27B")
 A6000 = {"name": "NVIDIA RTX A6000", "memory_total_mib": 49140}
 INCIDENT_ARGS = {
-    "tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "enable_torch_compile": True,
-    "speculative_algorithm": "NEXTN", "speculative_num_steps": 3, "speculative_eagle_topk": 1,
+    "tp_size": 2,
+    "mem_fraction_static": 0.85,
+    "context_length": 65536,
+    "enable_torch_compile": True,
+    "speculative_algorithm": "NEXTN",
+    "speculative_num_steps": 3,
+    "speculative_eagle_topk": 1,
     "speculative_num_draft_tokens": 4,
 }
 
@@ -62,14 +68,17 @@ def test_inline_config_and_registered_gpu_facts():
     assert result["budget"]["per_gpu"][0]["free_gib"] == pytest.approx(48638 / 1024, abs=0.01)
 
 
-@pytest.mark.parametrize("args, words", [
-    ({"server_args": dict(INCIDENT_ARGS, mem_fraction_static=1.5)}, ["mem_fraction_static"]),
-    ({"gpus": [A6000]}, ["tp_size", "GPU"]),
-    ({"gpus": [{"name": "NVIDIA RTX A6000"}] * 2}, ["memory_total_mib"]),
-    ({"server_args": dict(INCIDENT_ARGS, mem_fraction_statik=0.8)}, ["mem_fraction_statik", "mem_fraction_static"]),
-    ({"sglang_version": "0.4.0"}, ["0.4.0", "0.5.9"]),
-    ({"model": "/nonexistent/model"}, ["/nonexistent/model"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ({"server_args": dict(INCIDENT_ARGS, mem_fraction_static=1.5)}, ["mem_fraction_static"]),
+        ({"gpus": [A6000]}, ["tp_size", "GPU"]),
+        ({"gpus": [{"name": "NVIDIA RTX A6000"}] * 2}, ["memory_total_mib"]),
+        ({"server_args": dict(INCIDENT_ARGS, mem_fraction_statik=0.8)}, ["mem_fraction_statik", "mem_fraction_static"]),
+        ({"sglang_version": "0.4.0"}, ["0.4.0", "0.5.9"]),
+        ({"model": "/nonexistent/model"}, ["/nonexistent/model"]),
+    ],
+)
 def test_bad_input_fails_with_a_message_naming_it(args, words):
     result = budget(**args)
     assert result["failed"] is True

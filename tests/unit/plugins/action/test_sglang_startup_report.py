@@ -5,6 +5,7 @@ The start is a real one: tests/fixtures/startup_logs/sglang-docs-llama31-8b-tp1.
 an 80 GB H100, SGLang docs CI; source in INDEX.yml), behind a launch marker as the role's unit writes it. The
 second start of the same key is that log with the free memory shifted, as another tenant on the GPU would.
 """
+
 import json
 import os
 import re
@@ -17,8 +18,15 @@ LLAMA = os.path.join(REPO, "tests", "fixtures", "model-configs", "meta-llama__Ll
 REAL_START = os.path.join(REPO, "tests", "fixtures", "startup_logs", "sglang-docs-llama31-8b-tp1.log")
 H100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559}
 # The launch's flags as INDEX.yml records them.
-ARGS = {"mem_fraction_static": 0.88, "chunked_prefill_size": 8192, "max_prefill_tokens": 16384,
-        "cuda_graph_max_bs": 160, "attention_backend": "flashinfer", "host": "127.0.0.1", "port": 30000}
+ARGS = {
+    "mem_fraction_static": 0.88,
+    "chunked_prefill_size": 8192,
+    "max_prefill_tokens": 16384,
+    "cuda_graph_max_bs": 160,
+    "attention_backend": "flashinfer",
+    "host": "127.0.0.1",
+    "port": 30000,
+}
 MARKER = "=== llmops.sglang launch 2026-12-02T07:00:00Z invocation=0123456789abcdef0123456789abcdef ===\n"
 
 pytestmark = pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
@@ -33,17 +41,33 @@ def write_launch(path, shift_gib=0.0):
 
 
 def report(log, store, **extra):
-    args = dict(log_path=str(log), calibration_store=str(store), sglang_version="0.5.9", gpus=[H100],
-                server_args=ARGS, model_id="meta-llama/Llama-3.1-8B-Instruct", **extra)
+    args = dict(
+        log_path=str(log),
+        calibration_store=str(store),
+        sglang_version="0.5.9",
+        gpus=[H100],
+        server_args=ARGS,
+        model_id="meta-llama/Llama-3.1-8B-Instruct",
+        **extra,
+    )
     run = run_adhoc("llmops.sglang.sglang_startup_report", args)
     assert "Traceback" not in run.output
     return run
 
 
 def budget(store):
-    run = run_adhoc("llmops.sglang.sglang_memory_budget", dict(
-        model=LLAMA, gpus=[H100], server_args=ARGS, sglang_version="0.5.9", calibration_store=str(store),
-        model_id="meta-llama/Llama-3.1-8B-Instruct", fail_on="never"))
+    run = run_adhoc(
+        "llmops.sglang.sglang_memory_budget",
+        dict(
+            model=LLAMA,
+            gpus=[H100],
+            server_args=ARGS,
+            sglang_version="0.5.9",
+            calibration_store=str(store),
+            model_id="meta-llama/Llama-3.1-8B-Instruct",
+            fail_on="never",
+        ),
+    )
     assert "Traceback" not in run.output
     return run.result
 
@@ -59,8 +83,7 @@ def test_first_start_stored_second_preflight_calibrated_third_start_drifts(tmp_p
     rank0 = first["startup"]["ranks"][0]
     assert rank0["pre_load_avail_gib"] == 78.81  # this launch's line, not the earlier launch's 1.00
     residual = {r["component"]: r for r in first["residuals"]}
-    assert residual["pre_load_gib"]["delta"] == pytest.approx(
-        78.81 - uncalibrated["budget"]["per_gpu"][0]["pre_model_load_gib"], abs=1e-3)
+    assert residual["pre_load_gib"]["delta"] == pytest.approx(78.81 - uncalibrated["budget"]["per_gpu"][0]["pre_model_load_gib"], abs=1e-3)
     assert residual["max_total_num_tokens"]["observed"] == 444500
     assert first["drift"] == []
     assert any(line.startswith("max_total_num_tokens: predicted ") for line in first["recap"])
@@ -100,17 +123,17 @@ def test_a_corrupt_store_fails_with_the_file_named_and_keeps_it(tmp_path):
     assert run.rc != 0 and run.result["failed"] is True
     assert str(stored) in run.result["msg"] and "is not valid JSON" in run.result["msg"]
     assert stored.read_text() == '{"schema": "llmops.sglang/calibration/v1", "observations": ['
-    failed = run_adhoc("llmops.sglang.sglang_memory_budget", dict(
-        model=LLAMA, gpus=[H100], server_args=ARGS, sglang_version="0.5.9", calibration_store=str(store),
-        model_id="meta-llama/Llama-3.1-8B-Instruct"))
+    failed = run_adhoc(
+        "llmops.sglang.sglang_memory_budget",
+        dict(model=LLAMA, gpus=[H100], server_args=ARGS, sglang_version="0.5.9", calibration_store=str(store), model_id="meta-llama/Llama-3.1-8B-Instruct"),
+    )
     assert failed.result["failed"] is True and str(stored) in failed.result["msg"]
 
 
 def test_a_store_without_the_key_inputs_is_refused(tmp_path):
     log = tmp_path / "sglang.log"
     write_launch(log)
-    run = run_adhoc("llmops.sglang.sglang_startup_report",
-                    {"log_path": str(log), "calibration_store": str(tmp_path / "store")})
+    run = run_adhoc("llmops.sglang.sglang_startup_report", {"log_path": str(log), "calibration_store": str(tmp_path / "store")})
     assert run.result["failed"] is True
     assert "calibration_store" in run.result["msg"] and "model_id" in run.result["msg"]
 
@@ -121,7 +144,6 @@ def test_store_file_schema(tmp_path):
     report(log, store)
     data = json.loads(next(store.glob("*.json")).read_text())
     assert data["schema"] == "llmops.sglang/calibration/v1"
-    assert set(data["key"]) == {"sglang_version", "gpu_name", "driver_version", "model_id", "model_revision",
-                                "tp_size", "pp_size", "sizing_flags_hash"}
+    assert set(data["key"]) == {"sglang_version", "gpu_name", "driver_version", "model_id", "model_revision", "tp_size", "pp_size", "sizing_flags_hash"}
     assert "port" not in data["sizing_flags"] and data["sizing_flags"]["mem_fraction_static"] == 0.88
     assert data["observations"][0]["gpu_total_mib"] == [81559]

@@ -52,10 +52,25 @@ def test_filter_through_ansible_builds_the_incident_argv():
     run = _ansible_debug("{{ %s | llmops.sglang.sglang_argv('0.5.9') }}" % json.dumps(INCIDENT))
     assert run.rc == 0, run.output
     assert run.result["msg"] == [
-        "--model-path", "/models/Qwen3.6-27B", "--tp-size", "2", "--mem-fraction-static", "0.85",
-        "--context-length", "65536", "--enable-torch-compile", "--speculative-algorithm", "NEXTN",
-        "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
-        "--mamba-full-memory-ratio", "0.5",
+        "--model-path",
+        "/models/Qwen3.6-27B",
+        "--tp-size",
+        "2",
+        "--mem-fraction-static",
+        "0.85",
+        "--context-length",
+        "65536",
+        "--enable-torch-compile",
+        "--speculative-algorithm",
+        "NEXTN",
+        "--speculative-num-steps",
+        "3",
+        "--speculative-eagle-topk",
+        "1",
+        "--speculative-num-draft-tokens",
+        "4",
+        "--mamba-full-memory-ratio",
+        "0.5",
     ]
 
 

@@ -1,6 +1,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The sglang_release filter reads the registry: the roles take their pins from it, so it must agree with the
 wheels' own METADATA as recorded in data/sglang-releases.json, and refuse what the registry does not hold."""
+
 import json
 import pathlib
 
@@ -29,8 +30,7 @@ def test_known_pins_read_from_the_wheels_by_hand():
     assert (old["torch"], old["torch_cuda"], old["flashinfer"], old["python_min"]) == ("2.9.1", "12.8", "0.6.3", "3.10")
     # sglang 0.5.23: torch==2.14.1 (cuda-toolkit 13.0.3), flashinfer_python[cu13]==0.7.2, Requires-Python >=3.11
     new = sglang_release("0.5.23")
-    assert (new["torch"], new["cuda_major"], new["flashinfer"], new["flashinfer_extra"], new["python_min"]) == \
-        ("2.14.1", "13", "0.7.2", "cu13", "3.11")
+    assert (new["torch"], new["cuda_major"], new["flashinfer"], new["flashinfer_extra"], new["python_min"]) == ("2.14.1", "13", "0.7.2", "cu13", "3.11")
     assert new["kernel_distribution"] == "sglang-kernel" and old["kernel_distribution"] == "sgl-kernel"
 
 

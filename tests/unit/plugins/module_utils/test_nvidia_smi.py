@@ -5,6 +5,7 @@ The CSV lines follow nvidia-smi's documented ``--format=csv,noheader,nounits`` o
 fields. The GPU values are the incident's (2x RTX A6000, 49140 MiB each, see incident.md); the UUIDs are
 real A6000 UUIDs printed in public threads (mrirecon/bart#323, NVIDIA/k8s-device-plugin#324).
 """
+
 import pytest
 
 from ansible_collections.llmops.sglang.plugins.module_utils.nvidia_smi import (
@@ -39,10 +40,7 @@ def test_gpus_are_parsed_to_integers_in_mib():
 
 def test_leftover_process_is_attached_to_its_gpu_only():
     gpus = attach_processes(parse_gpus(INCIDENT_GPUS), parse_processes(INCIDENT_PROCESSES))
-    assert gpus[0]["processes"] == [
-        {"pid": 41237, "process_name": "python3", "used_memory_mib": 26904,
-         "gpu_uuid": "GPU-83f78936-a6e1-3cb8-b6ab-41dd1af7bbd9"}
-    ]
+    assert gpus[0]["processes"] == [{"pid": 41237, "process_name": "python3", "used_memory_mib": 26904, "gpu_uuid": "GPU-83f78936-a6e1-3cb8-b6ab-41dd1af7bbd9"}]
     assert gpus[1]["processes"] == []
 
 

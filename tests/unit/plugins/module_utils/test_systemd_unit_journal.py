@@ -7,6 +7,7 @@ journald reads a writer's cgroup (and so _SYSTEMD_INVOCATION_ID) from /proc; a l
 milliseconds often leaves its stderr stored under _SYSTEMD_UNIT only. tests/integration/test_log_tail_systemd.py
 caught that on a real systemd (the argparse error of a crash loop went missing about every other run).
 """
+
 import json
 
 from ansible_collections.llmops.sglang.plugins.module_utils.systemd_unit import parse_journal_json, untagged_entries
@@ -22,12 +23,14 @@ def _line(seconds, message, invocation=None):
 
 
 def test_untagged_lines_of_this_launch_are_kept_and_older_or_tagged_ones_are_not():
-    text = "\n".join([
-        _line(START - 30, "error: argument --tp-size: the previous launch"),
-        _line(START + 0.01, "error: argument --tp-size: invalid int value: 'two'"),
-        _line(START + 0.02, "tagged, already read by invocation id", invocation="a" * 32),
-        "not json",
-    ])
+    text = "\n".join(
+        [
+            _line(START - 30, "error: argument --tp-size: the previous launch"),
+            _line(START + 0.01, "error: argument --tp-size: invalid int value: 'two'"),
+            _line(START + 0.02, "tagged, already read by invocation id", invocation="a" * 32),
+            "not json",
+        ]
+    )
     kept = parse_journal_json(untagged_entries(text, START))
     assert [message for _stamp, _pid, _ident, message in kept] == ["error: argument --tp-size: invalid int value: 'two'"]
 

@@ -4,6 +4,7 @@
 The stand-in (extensions/molecule/sglang_install/files/mock_hub.py) answers the hub API with the real
 hub's status codes and X-Error-Code headers; nothing here leaves 127.0.0.1.
 """
+
 import importlib.util
 import json
 import os
@@ -90,8 +91,11 @@ def test_plan_lists_sizes_and_resolves_the_commit(hub):
     commit, files, estimate = plan(hub, ignore=["original/*"])
     assert commit == COMMIT and estimate == 0
     assert {f["name"]: f["size"] for f in files} == {
-        "config.json": len(CONFIG), "model-00001-of-00002.safetensors": 1000,
-        "model-00002-of-00002.safetensors": 500, "model.safetensors.index.json": INDEX_BYTES}
+        "config.json": len(CONFIG),
+        "model-00001-of-00002.safetensors": 1000,
+        "model-00002-of-00002.safetensors": 500,
+        "model.safetensors.index.json": INDEX_BYTES,
+    }
 
 
 def test_missing_sizes_fall_back_to_the_safetensors_index(hub):
@@ -100,12 +104,15 @@ def test_missing_sizes_fall_back_to_the_safetensors_index(hub):
     assert estimate == 1400
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"repo_id": "org/private", "token": "hf_wrong"}, "org/private was not found or the token may not read it (HTTP 401)"),
-    ({"repo_id": "org/private"}, "the token may not read it (HTTP 401)"),
-    ({"revision": "v2"}, "revision 'v2' does not exist in org/public"),
-    ({"allow": ["*.gguf"]}, "no file of org/public@main matches allow_patterns ['*.gguf']"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"repo_id": "org/private", "token": "hf_wrong"}, "org/private was not found or the token may not read it (HTTP 401)"),
+        ({"repo_id": "org/private"}, "the token may not read it (HTTP 401)"),
+        ({"revision": "v2"}, "revision 'v2' does not exist in org/public"),
+        ({"allow": ["*.gguf"]}, "no file of org/public@main matches allow_patterns ['*.gguf']"),
+    ],
+)
 def test_hub_errors_are_explained(hub, kwargs, message):
     with pytest.raises(PlanError) as info:
         plan(hub, **kwargs)
@@ -153,8 +160,7 @@ def test_token_is_kept_on_a_same_origin_redirect(hub):
     assert plan(hub, repo_id="org/renamed", revision=COMMIT, token="hf_right")[0] == COMMIT
 
 
-@pytest.mark.parametrize("endpoint", ["http://hub.invalid", "ftp://127.0.0.1/", "huggingface.co",
-                                      "http://hub.invalid:8080"])
+@pytest.mark.parametrize("endpoint", ["http://hub.invalid", "ftp://127.0.0.1/", "huggingface.co", "http://hub.invalid:8080"])
 def test_a_clear_text_or_malformed_endpoint_is_refused_before_any_request(endpoint, monkeypatch):
     def no_request(*args, **kwargs):
         raise AssertionError("a request was made to %s" % (args,))
@@ -195,18 +201,25 @@ def test_module_refuses_when_the_disk_is_too_small_and_hides_the_token(hub, tmp_
     ok = _run({"endpoint": hub, "repo_id": "org/private", "revision": "main", "token": "hf_right", "dest": str(dest)})
     assert not ok.get("failed") and ok["fits"] is True and ok["needed_bytes"] == ALL_BYTES
     assert "hf_right" not in json.dumps(ok)
-    short = _run({"endpoint": hub, "repo_id": "org/public", "revision": "main", "dest": str(dest),
-                  # Far above the free space, so that other writers on the disk cannot make it fit.
-                  "reserve_bytes": ok["free_bytes"] + 2 ** 40})
+    short = _run(
+        {
+            "endpoint": hub,
+            "repo_id": "org/public",
+            "revision": "main",
+            "dest": str(dest),
+            # Far above the free space, so that other writers on the disk cannot make it fit.
+            "reserve_bytes": ok["free_bytes"] + 2**40,
+        }
+    )
     assert short["failed"] is True and short["fits"] is False
-    assert short["msg"].startswith(
-        "not enough disk space for org/public@main: %d bytes (0.00 GiB) still to download" % ALL_BYTES)
+    assert short["msg"].startswith("not enough disk space for org/public@main: %d bytes (0.00 GiB) still to download" % ALL_BYTES)
 
 
 def test_plan_carries_the_hubs_digests(hub):
     _commit, files, _estimate = plan(hub, allow=["*.safetensors", "config.json"])
     by_name = {f["name"]: f for f in files}
     import hashlib
+
     assert by_name["model-00001-of-00002.safetensors"]["sha256"] == hashlib.sha256(b"a" * 1000).hexdigest()
     assert by_name["config.json"]["sha256"] is None
     assert by_name["config.json"]["blob_id"] == hashlib.sha1(b"blob %d\0" % len(CONFIG) + CONFIG.encode()).hexdigest()
@@ -215,11 +228,12 @@ def test_plan_carries_the_hubs_digests(hub):
 def test_a_same_size_file_counts_as_present_only_once_verified_against_the_hubs_digest(hub, tmp_path):
     # Issue 15 item 1: same-size shards of a new revision used to be taken as already downloaded.
     from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
+
     _commit, files, _estimate = plan(hub, allow=["*.safetensors"])
     dest = tmp_path / "dest"
     dest.mkdir()
     (dest / "model-00001-of-00002.safetensors").write_bytes(b"x" * 1000)  # right size, other bytes
-    (dest / "model-00002-of-00002.safetensors").write_bytes(b"b" * 500)   # the hub's bytes, never verified
+    (dest / "model-00002-of-00002.safetensors").write_bytes(b"b" * 500)  # the hub's bytes, never verified
     assert present_bytes(str(dest), files) == 0
     manifest = {}
     for entry in files:
@@ -240,8 +254,7 @@ def test_metadata_lets_the_budget_size_a_model_before_its_weights_download(tmp_p
     model.mkdir()
     real = os.path.join(REPO, "tests", "fixtures", "model-configs", "mistralai__Mixtral-8x7B-v0.1", "config.json")
     (model / "config.json").write_text(open(real).read())
-    (model / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 93405585408},
-                                                                    "weight_map": {}}))
+    (model / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 93405585408}, "weight_map": {}}))
 
     class Handler(mock_hub.HubHandler):
         repos = {"mistralai/Mixtral-8x7B-v0.1": {"dir": str(model), "commit": COMMIT}}
@@ -249,15 +262,21 @@ def test_metadata_lets_the_budget_size_a_model_before_its_weights_download(tmp_p
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        res = _run({"endpoint": "http://127.0.0.1:%d" % server.server_address[1], "metadata": True,
-                    "repo_id": "mistralai/Mixtral-8x7B-v0.1", "revision": "main", "dest": str(tmp_path / "dest")})
+        res = _run(
+            {
+                "endpoint": "http://127.0.0.1:%d" % server.server_address[1],
+                "metadata": True,
+                "repo_id": "mistralai/Mixtral-8x7B-v0.1",
+                "revision": "main",
+                "dest": str(tmp_path / "dest"),
+            }
+        )
     finally:
         server.shutdown()
     assert not res.get("failed"), res.get("msg")
     meta = res["metadata"]
     assert meta["config"]["architectures"] == ["MixtralForCausalLM"] and meta["hf_quant_config"] is None
-    budget = evaluate(meta, [{"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559}] * 2, {"tp_size": 2},
-                      "0.5.23", with_fixes=False)
+    budget = evaluate(meta, [{"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559}] * 2, {"tp_size": 2}, "0.5.23", with_fixes=False)
     assert budget["verdict"] in ("fits", "degraded") and budget["budget"]["totals"]["max_total_num_tokens"] > 0
     # the index total (93.4 GB), split over TP 2, not the shapes' estimate
     assert 43.0 < budget["budget"]["per_gpu"][0]["weights_gib"] < 44.0

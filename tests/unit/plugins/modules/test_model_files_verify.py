@@ -4,6 +4,7 @@
 The test files are written here from the format's definition (8-byte little-endian header length,
 JSON header, data buffer), independently of the parser under test.
 """
+
 import json
 import os
 import struct
@@ -38,8 +39,7 @@ def write_safetensors(path, tensors, pad_header=True, extra_header=None, trailin
         handle.write(struct.pack("<Q", len(raw)) + raw + data + trailing)
 
 
-TINY = [("model.embed_tokens.weight", "BF16", [16, 8], 2), ("lm_head.weight", "F32", [16, 8], 4),
-        ("scales", "F8_E4M3", [3], 1), ("packed", "F4", [4, 2], 0.5)]
+TINY = [("model.embed_tokens.weight", "BF16", [16, 8], 2), ("lm_head.weight", "F32", [16, 8], 4), ("scales", "F8_E4M3", [3], 1), ("packed", "F4", [4, 2], 0.5)]
 
 
 def test_header_parses_and_counts(tmp_path):
@@ -54,14 +54,17 @@ def test_header_parses_and_counts(tmp_path):
     assert header["header_bytes"] + header["data_bytes"] == path.stat().st_size
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda raw: raw[:-10], "truncated download"),
-    (lambda raw: raw + b"xx", "trailing bytes"),
-    (lambda raw: raw[:5], "shorter than the 8-byte header length"),
-    (lambda raw: struct.pack("<Q", 10 ** 9) + raw[8:], "exceeds the safetensors limit"),
-    (lambda raw: struct.pack("<Q", 10 ** 6) + raw[8:], "runs past the end"),
-    (lambda raw: raw[:8] + b"@" + raw[9:], "not valid UTF-8 JSON"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda raw: raw[:-10], "truncated download"),
+        (lambda raw: raw + b"xx", "trailing bytes"),
+        (lambda raw: raw[:5], "shorter than the 8-byte header length"),
+        (lambda raw: struct.pack("<Q", 10**9) + raw[8:], "exceeds the safetensors limit"),
+        (lambda raw: struct.pack("<Q", 10**6) + raw[8:], "runs past the end"),
+        (lambda raw: raw[:8] + b"@" + raw[9:], "not valid UTF-8 JSON"),
+    ],
+)
 def test_broken_files_are_named(tmp_path, mutate, message):
     path = tmp_path / "bad.safetensors"
     write_safetensors(path, TINY)
@@ -70,13 +73,16 @@ def test_broken_files_are_named(tmp_path, mutate, message):
         read_header(str(path))
 
 
-@pytest.mark.parametrize("entry, message", [
-    ({"dtype": "Q7", "shape": [1], "data_offsets": [775, 776]}, "unknown dtype"),
-    ({"dtype": "U8", "shape": [-1], "data_offsets": [775, 776]}, "non-negative integers"),
-    ({"dtype": "U8", "shape": [1], "data_offsets": [776, 775]}, "begin <= end"),
-    ({"dtype": "F32", "shape": [1], "data_offsets": [775, 776]}, "needs 4.0 bytes"),
-    ({"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}, "gap or overlap"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ({"dtype": "Q7", "shape": [1], "data_offsets": [775, 776]}, "unknown dtype"),
+        ({"dtype": "U8", "shape": [-1], "data_offsets": [775, 776]}, "non-negative integers"),
+        ({"dtype": "U8", "shape": [1], "data_offsets": [776, 775]}, "begin <= end"),
+        ({"dtype": "F32", "shape": [1], "data_offsets": [775, 776]}, "needs 4.0 bytes"),
+        ({"dtype": "U8", "shape": [1], "data_offsets": [0, 1]}, "gap or overlap"),
+    ],
+)
 def test_inconsistent_headers_are_refused(tmp_path, entry, message):
     path = tmp_path / "bad.safetensors"
     write_safetensors(path, TINY, extra_header={"z.extra": entry}, trailing=b"\x00")
@@ -93,8 +99,7 @@ def make_model(root, shards=2):
         tensors = [("layers.%d.weight" % i, "BF16", [8, 8], 2)]
         write_safetensors(root / name, tensors)
         weight_map["layers.%d.weight" % i] = name
-    (root / "model.safetensors.index.json").write_text(
-        json.dumps({"metadata": {"total_size": 128 * shards}, "weight_map": weight_map}))
+    (root / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 128 * shards}, "weight_map": weight_map}))
     (root / ".cache" / "huggingface").mkdir(parents=True)
     (root / ".cache" / "huggingface" / "x.incomplete").write_bytes(b"partial")
     return root
@@ -156,9 +161,9 @@ def test_module_through_ansible(tmp_path):
 def _digests(path):
     """The hub's digests of a file, computed here from git's and LFS's definitions, not by the module."""
     import hashlib
+
     data = path.read_bytes()
-    return {"sha256": hashlib.sha256(data).hexdigest(),
-            "blob_id": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
+    return {"sha256": hashlib.sha256(data).hexdigest(), "blob_id": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
 
 
 @pytest.mark.skipif(not HAVE_COLLECTIONS, reason=NO_COLLECTIONS_REASON)
@@ -166,8 +171,7 @@ def test_a_same_size_shard_with_other_bytes_fails_and_the_manifest_spares_rehash
     # Issue 15 item 1: a new revision's shard (or a corrupt one) of the same size is not the hub's file.
     root = make_model(tmp_path / "m")
     shard = root / "model-00001-of-00002.safetensors"
-    expected = [dict({"name": n, "size": (root / n).stat().st_size}, **_digests(root / n))
-                for n in ("config.json", shard.name)]
+    expected = [dict({"name": n, "size": (root / n).stat().st_size}, **_digests(root / n)) for n in ("config.json", shard.name)]
     expected[0]["sha256"] = None  # a small git file: checked by its blob id
     first = _run({"path": str(root), "expected_files": expected})
     assert not first.get("failed") and first["changed"] is True
@@ -188,6 +192,7 @@ def test_a_same_size_shard_with_other_bytes_fails_and_the_manifest_spares_rehash
 
 def test_a_file_changed_after_verification_is_hashed_again(tmp_path):
     from ansible_collections.llmops.sglang.plugins.module_utils import model_manifest
+
     path = tmp_path / "f.bin"
     path.write_bytes(b"one")
     manifest = {}

@@ -5,6 +5,7 @@ No GPU exists here, so an ``nvidia-smi`` stand-in (a shell script that prints wh
 for the same --query arguments on the incident's 2x RTX A6000) is put first on PATH. Everything else —
 argument handling, command construction, parsing, the result — is the real module.
 """
+
 import os
 import stat
 

@@ -1,6 +1,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """proxmox_lxc_conf_write: the in-place rewrite of /etc/pve/lxc/VMID.conf happens only if the file is still the
 one that was read. The expected SHA-1 values are computed here with hashlib, independently of the module."""
+
 import hashlib
 import json
 import os
@@ -16,11 +17,15 @@ from ansible_collections.llmops.sglang.plugins.modules.proxmox_lxc_conf_write im
     write_if_unchanged,
 )
 
-OLD = ("arch: amd64\ncores: 8\nhostname: sglang\nmemory: 65536\n"
-       "lxc.cgroup2.devices.allow: c 195:0 rwm\nlxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n")
-NEW = ("arch: amd64\ncores: 8\nhostname: sglang\nmemory: 65536\n"
-       "lxc.cgroup2.devices.allow: c 195:1 rwm\nlxc.mount.entry: /dev/nvidia1 dev/nvidia1 none bind,optional,create=file\n"
-       "lxc.cgroup2.devices.allow: c 508:* rwm\n")
+OLD = (
+    "arch: amd64\ncores: 8\nhostname: sglang\nmemory: 65536\n"
+    "lxc.cgroup2.devices.allow: c 195:0 rwm\nlxc.mount.entry: /dev/nvidia0 dev/nvidia0 none bind,optional,create=file\n"
+)
+NEW = (
+    "arch: amd64\ncores: 8\nhostname: sglang\nmemory: 65536\n"
+    "lxc.cgroup2.devices.allow: c 195:1 rwm\nlxc.mount.entry: /dev/nvidia1 dev/nvidia1 none bind,optional,create=file\n"
+    "lxc.cgroup2.devices.allow: c 508:* rwm\n"
+)
 # What a `pct set 100 -cores 16` on the node makes of the file between the role's read and its write.
 OTHER = OLD.replace("cores: 8", "cores: 16")
 
@@ -66,7 +71,8 @@ def test_a_file_changed_after_it_was_read_is_left_alone(conf):
     assert message == (
         "{0} changed since it was read (by another tool or play: pct set, the web UI, the API or another run); "
         "its SHA-1 is now {1}, not {2}. Nothing was written, so that change is kept. Re-run the play: it reads "
-        "the file again".format(conf, sha1(OTHER), sha1(OLD)))
+        "the file again".format(conf, sha1(OTHER), sha1(OLD))
+    )
     assert "\n" not in message
     assert conf.read_text() == OTHER
 
@@ -95,7 +101,8 @@ def test_a_missing_file_is_not_created(tmp_path, check_mode):
         write_if_unchanged(str(path), NEW.encode(), sha1(OLD), check_mode=check_mode)
     assert str(failed.value) == (
         "{0} does not exist on this node, so nothing was written: the container may have been removed or "
-        "migrated to another node since its config was read; check it, then re-run the play".format(path))
+        "migrated to another node since its config was read; check it, then re-run the play".format(path)
+    )
     assert not path.exists()
 
 

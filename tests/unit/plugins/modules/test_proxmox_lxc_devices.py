@@ -17,10 +17,12 @@ from ansible_collections.llmops.sglang.plugins.modules.proxmox_lxc_devices impor
 )
 
 # Two GPUs whose device minors are swapped against their nvidia-smi indices.
-GPUS = normalise_gpus([
-    {"index": 0, "uuid": "GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b", "minor": 1, "name": "NVIDIA H100 80GB HBM3"},
-    {"index": 1, "uuid": "GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", "minor": 0, "name": "NVIDIA H100 80GB HBM3"},
-])
+GPUS = normalise_gpus(
+    [
+        {"index": 0, "uuid": "GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b", "minor": 1, "name": "NVIDIA H100 80GB HBM3"},
+        {"index": 1, "uuid": "GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", "minor": 0, "name": "NVIDIA H100 80GB HBM3"},
+    ]
+)
 CONTROL = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
 
 
@@ -38,16 +40,20 @@ def apply(config, to_set, to_delete):
 
 # --------------------------------------------------------------------------- selection
 
-@pytest.mark.parametrize("selectors, indices", [
-    (["all"], [0, 1]),
-    (["ALL"], [0, 1]),
-    (["1"], [1]),
-    (["1", "0", "1"], [0, 1]),
-    (["GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"], [1]),
-    (["9E8D7C6B-5A4F-4E3D-8C2B-1A0F9E8D7C6B"], [1]),
-    (["0", "GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"], [0]),
-    ([], [0, 1]),
-])
+
+@pytest.mark.parametrize(
+    "selectors, indices",
+    [
+        (["all"], [0, 1]),
+        (["ALL"], [0, 1]),
+        (["1"], [1]),
+        (["1", "0", "1"], [0, 1]),
+        (["GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b"], [1]),
+        (["9E8D7C6B-5A4F-4E3D-8C2B-1A0F9E8D7C6B"], [1]),
+        (["0", "GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"], [0]),
+        ([], [0, 1]),
+    ],
+)
 def test_select_gpus_by_all_index_or_uuid(selectors, indices):
     assert [g["index"] for g in select_gpus(GPUS, selectors)] == indices
 
@@ -90,6 +96,7 @@ def test_device_paths_refuse_anything_but_dev_nodes(path):
 
 # --------------------------------------------------------------------------- devN values
 
+
 def test_format_and_parse_dev_value():
     assert format_dev_value("/dev/nvidia0", 44, "0666") == "/dev/nvidia0,gid=44,mode=0666"
     assert format_dev_value("/dev/nvidia0", 0, "0660", uid=1000) == "/dev/nvidia0,mode=0660,uid=1000"
@@ -97,6 +104,7 @@ def test_format_and_parse_dev_value():
 
 
 # --------------------------------------------------------------------------- planning
+
 
 def test_empty_config_gets_every_device_in_order():
     want = wanted(["/dev/nvidia0", "/dev/nvidiactl"])
@@ -133,8 +141,7 @@ def test_other_devices_are_left_alone_and_their_numbers_skipped():
 
 
 def test_deselected_gpus_are_removed_and_their_numbers_not_reused_in_the_same_change():
-    config = {"dev0": "/dev/nvidia0,gid=44,mode=0666", "dev1": "/dev/nvidia1,gid=44,mode=0666",
-              "dev2": "/dev/nvidiactl,gid=44,mode=0666"}
+    config = {"dev0": "/dev/nvidia0,gid=44,mode=0666", "dev1": "/dev/nvidia1,gid=44,mode=0666", "dev2": "/dev/nvidiactl,gid=44,mode=0666"}
     want = wanted(["/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"])
     to_set, to_delete, final = plan_devices(config, want)
     assert to_delete == ["dev0"]
@@ -148,12 +155,15 @@ def test_duplicate_entries_for_one_node_are_reduced_to_one():
     assert to_set == {} and to_delete == ["dev4"] and list(final) == ["dev0"]
 
 
-@pytest.mark.parametrize("config", [
-    {},
-    {"dev0": "/dev/dri/card0"},
-    {"dev7": "/dev/nvidia1,gid=0,mode=0600", "dev2": "/dev/nvidia9", "dev3": "/dev/nvidia-uvm,gid=44,mode=0666"},
-    {"dev0": "/dev/nvidia0", "dev1": "/dev/nvidia0", "dev2": "/dev/ttyS0"},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"dev0": "/dev/dri/card0"},
+        {"dev7": "/dev/nvidia1,gid=0,mode=0600", "dev2": "/dev/nvidia9", "dev3": "/dev/nvidia-uvm,gid=44,mode=0666"},
+        {"dev0": "/dev/nvidia0", "dev1": "/dev/nvidia0", "dev2": "/dev/ttyS0"},
+    ],
+)
 def test_applying_a_plan_leaves_nothing_to_do(config):
     want = wanted(device_paths(GPUS, CONTROL, ["/dev/nvidia-caps/nvidia-cap1"]))
     to_set, to_delete = plan_devices(config, want)[:2]
@@ -172,10 +182,17 @@ def test_no_free_slot_is_an_error():
 
 def test_pct_set_argv():
     assert pct_set_argv(129, {}, []) == []
-    assert pct_set_argv(129, {"dev10": "/dev/nvidia-uvm,gid=44,mode=0666", "dev2": "/dev/nvidia0,gid=44,mode=0666"},
-                        ["dev5", "dev6"]) == [
-        "pct", "set", "129", "-dev2", "/dev/nvidia0,gid=44,mode=0666", "-dev10", "/dev/nvidia-uvm,gid=44,mode=0666",
-        "-delete", "dev5,dev6"]
+    assert pct_set_argv(129, {"dev10": "/dev/nvidia-uvm,gid=44,mode=0666", "dev2": "/dev/nvidia0,gid=44,mode=0666"}, ["dev5", "dev6"]) == [
+        "pct",
+        "set",
+        "129",
+        "-dev2",
+        "/dev/nvidia0,gid=44,mode=0666",
+        "-dev10",
+        "/dev/nvidia-uvm,gid=44,mode=0666",
+        "-delete",
+        "dev5,dev6",
+    ]
 
 
 # --------------------------------------------------------------------------- raw lxc.* lines (PVE < 8.1)
@@ -228,7 +245,8 @@ def test_merge_replaces_only_the_nvidia_lines_of_the_main_section():
     assert "lxc.cgroup2.devices.allow: c 10:200 rwm" in main
     assert "lxc.mount.entry: /dev/net/tun dev/net/tun none bind,create=file" in main
     assert "c 195:* rwm" not in main and "/dev/nvidia0" not in main
-    assert main.splitlines()[-len(lines):] == lines
+    tail = -len(lines)
+    assert main.splitlines()[tail:] == lines
     assert snapshot == "arch: amd64\nlxc.cgroup2.devices.allow: c 195:* rwm\nsnaptime: 1700000000\n"
 
 

@@ -11,17 +11,25 @@ from ansible_collections.llmops.sglang.plugins.modules.proxmox_lxc_node_gpus imp
 )
 
 
-@pytest.mark.parametrize("texts, version", [
-    # /sys/module/nvidia/version
-    (["550.54.14\n"], "550.54.14"),
-    # /proc/driver/nvidia/version of the proprietary and of the open kernel module
-    (["", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
-          "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"], "550.54.14"),
-    (["", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  590.48.01  Release Build  (dvs-builder@U22)\n"],
-     "590.48.01"),
-    (["", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  Thu May  2 14:37:44 UTC 2024\n"], "470.256.02"),
-    (["", ""], ""),
-])
+@pytest.mark.parametrize(
+    "texts, version",
+    [
+        # /sys/module/nvidia/version
+        (["550.54.14\n"], "550.54.14"),
+        # /proc/driver/nvidia/version of the proprietary and of the open kernel module
+        (
+            [
+                "",
+                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024\n"
+                "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n",
+            ],
+            "550.54.14",
+        ),
+        (["", "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  590.48.01  Release Build  (dvs-builder@U22)\n"], "590.48.01"),
+        (["", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.256.02  Thu May  2 14:37:44 UTC 2024\n"], "470.256.02"),
+        (["", ""], ""),
+    ],
+)
 def test_driver_version(texts, version):
     assert driver_version(texts) == version
 
@@ -30,11 +38,12 @@ INFORMATION = [
     "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ:   \t\t 134\nGPU UUID: \t GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b\n"
     "Video BIOS: \t 96.00.99.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: \t 0xfffffffffffff\n"
     "Bus Location: \t 0000:18:00.0\nDevice Minor: \t 1\nGPU Excluded:\t No\n",
-    "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\n"
-    "Bus Location: \t 0000:3b:00.0\nDevice Minor: \t 0\n",
+    "Model: \t\t NVIDIA H100 80GB HBM3\nGPU UUID: \t GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b\nBus Location: \t 0000:3b:00.0\nDevice Minor: \t 0\n",
 ]
-SMI = ("0, NVIDIA H100 80GB HBM3, GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b, 81559, 0, 81559, 550.54.14, 9.0\n"
-       "1, NVIDIA H100 80GB HBM3, GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b, 81559, 0, 81559, 550.54.14, 9.0\n")
+SMI = (
+    "0, NVIDIA H100 80GB HBM3, GPU-5f3a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b, 81559, 0, 81559, 550.54.14, 9.0\n"
+    "1, NVIDIA H100 80GB HBM3, GPU-9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b, 81559, 0, 81559, 550.54.14, 9.0\n"
+)
 
 
 def test_minors_come_from_the_information_files_by_uuid():

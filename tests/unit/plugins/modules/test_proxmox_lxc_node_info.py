@@ -12,17 +12,32 @@ from ansible_collections.llmops.sglang.plugins.modules.proxmox_lxc_node_info imp
 
 # GET /nodes/{node}/storage as PVE answers it.
 LISTING = [
-    {"storage": "local", "type": "dir", "content": "iso,vztmpl,backup", "enabled": 1, "active": 1,
-     "avail": 50 * 1024 ** 3, "total": 100 * 1024 ** 3, "used": 50 * 1024 ** 3, "shared": 0},
-    {"storage": "local-lvm", "type": "lvmthin", "content": "rootdir,images", "enabled": 1, "active": 0,
-     "avail": 0, "total": 0, "used": 0, "shared": 0},
+    {
+        "storage": "local",
+        "type": "dir",
+        "content": "iso,vztmpl,backup",
+        "enabled": 1,
+        "active": 1,
+        "avail": 50 * 1024**3,
+        "total": 100 * 1024**3,
+        "used": 50 * 1024**3,
+        "shared": 0,
+    },
+    {"storage": "local-lvm", "type": "lvmthin", "content": "rootdir,images", "enabled": 1, "active": 0, "avail": 0, "total": 0, "used": 0, "shared": 0},
 ]
 
 
 def test_storage_status_of_known_and_unknown_storages():
     status = storage_status(LISTING, ["local", "local-lvm", "ceph"])
-    assert status["local"] == {"exists": True, "enabled": True, "active": True, "content": ["iso", "vztmpl", "backup"],
-                               "avail": 50 * 1024 ** 3, "total": 100 * 1024 ** 3, "type": "dir"}
+    assert status["local"] == {
+        "exists": True,
+        "enabled": True,
+        "active": True,
+        "content": ["iso", "vztmpl", "backup"],
+        "avail": 50 * 1024**3,
+        "total": 100 * 1024**3,
+        "type": "dir",
+    }
     assert status["local-lvm"]["active"] is False and status["local-lvm"]["content"] == ["rootdir", "images"]
     assert status["ceph"]["exists"] is False
 
@@ -54,14 +69,18 @@ def test_an_ambiguous_hostname_is_refused_with_the_ids():
 
 
 def test_pending_keys():
-    pending = [{"key": "cores", "value": 2}, {"key": "features", "value": "nesting=1", "pending": "keyctl=1,nesting=1"},
-               {"key": "dev5", "value": "/dev/nvidia5", "delete": 1}, {"key": "swap", "value": 512, "delete": 0}]
+    pending = [
+        {"key": "cores", "value": 2},
+        {"key": "features", "value": "nesting=1", "pending": "keyctl=1,nesting=1"},
+        {"key": "dev5", "value": "/dev/nvidia5", "delete": 1},
+        {"key": "swap", "value": 512, "delete": 0},
+    ]
     assert pending_keys(pending) == ["dev5", "features"]
 
 
 def test_memory_warning():
-    assert memory_warning(0, 10 ** 9) is None
+    assert memory_warning(0, 10**9) is None
     assert memory_warning(65536, 0) is None
-    assert memory_warning(16384, 16 * 1024 ** 3) is None
+    assert memory_warning(16384, 16 * 1024**3) is None
     text = memory_warning(4096, 16106127361)
     assert "4096 MiB" in text and "15361 MiB" in text

@@ -210,8 +210,11 @@ def test_parse_show_and_summarize_exit():
 
 
 def test_summarize_killed_and_start_limit():
-    props = parse_show(SHOW_FAILED.replace("ExecMainCode=1", "ExecMainCode=2").replace("ExecMainStatus=2", "ExecMainStatus=9")
-                       .replace("Result=exit-code", "Result=start-limit-hit"))
+    props = parse_show(
+        SHOW_FAILED.replace("ExecMainCode=1", "ExecMainCode=2")
+        .replace("ExecMainStatus=2", "ExecMainStatus=9")
+        .replace("Result=exit-code", "Result=start-limit-hit")
+    )
     unit = summarize_unit(props)
     assert unit["signal"] == "SIGKILL" and unit["exit_code"] is None and unit["start_limit_hit"] is True
 
@@ -222,10 +225,18 @@ def test_monotonic_zero_is_never():
 
 def test_journal_json_with_byte_array_message():
     records = [
-        {"__REALTIME_TIMESTAMP": "1795987200000000", "_PID": "4242", "SYSLOG_IDENTIFIER": "python3",
-         "MESSAGE": "sglang serve: error: unrecognized arguments: --foo"},
-        {"__REALTIME_TIMESTAMP": "1795987201000000", "_PID": "1", "SYSLOG_IDENTIFIER": "systemd",
-         "MESSAGE": "sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT"},
+        {
+            "__REALTIME_TIMESTAMP": "1795987200000000",
+            "_PID": "4242",
+            "SYSLOG_IDENTIFIER": "python3",
+            "MESSAGE": "sglang serve: error: unrecognized arguments: --foo",
+        },
+        {
+            "__REALTIME_TIMESTAMP": "1795987201000000",
+            "_PID": "1",
+            "SYSLOG_IDENTIFIER": "systemd",
+            "MESSAGE": "sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT",
+        },
         {"__REALTIME_TIMESTAMP": "1795987202000000", "_PID": "4242", "MESSAGE": [104, 105, 255]},
     ]
     text = "\n".join(json.dumps(r) for r in records) + "\nnot json\n[]\n"
@@ -249,12 +260,15 @@ def test_oom_lines_only_for_our_pids_or_cgroup():
 
 
 def test_last_invocation_from_the_journal():
-    text = "\n".join(json.dumps(r) for r in (
-        {"_SYSTEMD_INVOCATION_ID": "a" * 32, "MESSAGE": "old run"},
-        {"INVOCATION_ID": "b" * 32, "MESSAGE": "sglang.service: Deactivated successfully."},
-        {"MESSAGE": "no id"},
-        {"INVOCATION_ID": "not-hex", "MESSAGE": "ignored"},
-    ))
+    text = "\n".join(
+        json.dumps(r)
+        for r in (
+            {"_SYSTEMD_INVOCATION_ID": "a" * 32, "MESSAGE": "old run"},
+            {"INVOCATION_ID": "b" * 32, "MESSAGE": "sglang.service: Deactivated successfully."},
+            {"MESSAGE": "no id"},
+            {"INVOCATION_ID": "not-hex", "MESSAGE": "ignored"},
+        )
+    )
     assert last_invocation_id(text) == "b" * 32
     assert last_invocation_id("") is None
 
@@ -303,8 +317,10 @@ def test_diagnose_puts_no_byte_of_a_symlinked_root_only_file_in_evidence(tmp_pat
     """The real module through ``ansible localhost -m``, as root: the symlink is refused by name."""
     link = tmp_path / "sglang.log"
     link.symlink_to(root_only_secret)
-    for module, args in (("llmops.sglang.sglang_diagnose", {"log_path": str(link), "since_marker": False}),
-                         ("llmops.sglang.sglang_log_tail", {"path": str(link), "since_marker": False})):
+    for module, args in (
+        ("llmops.sglang.sglang_diagnose", {"log_path": str(link), "since_marker": False}),
+        ("llmops.sglang.sglang_log_tail", {"path": str(link), "since_marker": False}),
+    ):
         rc, host, output = run_adhoc(module, args)
         assert rc == 2, output
         assert "hf_fakeRootOnlyToken1234" not in output

@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """sglang_wait_ready against a real loopback HTTP server that behaves like SGLang's endpoints."""
+
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -11,8 +12,18 @@ from ansible_collections.llmops.sglang.plugins.modules import sglang_wait_ready 
 
 class FakeModule:
     def __init__(self, **params):
-        self.params = dict(url="", unit=None, expected_model=None, api_key=None, generate=True, prompt="Hello",
-                           timeout=30, interval=0.01, request_timeout=2, validate_certs=True)
+        self.params = dict(
+            url="",
+            unit=None,
+            expected_model=None,
+            api_key=None,
+            generate=True,
+            prompt="Hello",
+            timeout=30,
+            interval=0.01,
+            request_timeout=2,
+            validate_certs=True,
+        )
         self.params.update(params)
 
 
@@ -71,6 +82,7 @@ def server_factory():
     def make(**kwargs):
         servers.append(Server(**kwargs))
         return servers[-1]
+
     yield make
     for s in servers:
         s.close()
@@ -86,8 +98,7 @@ def test_ready_after_health_turns_200_with_key_and_one_token_generate(server_fac
     result = run(FakeModule(url=server.url, expected_model="/models/m/", api_key="k3y"))
     assert result["ready"] and result["stage"] == "ready" and result["reason"] == ""
     assert server.state["health_calls"] == 4
-    assert server.state["generate_bodies"] == [
-        {"text": "Hello", "sampling_params": {"max_new_tokens": 1, "temperature": 0}}]
+    assert server.state["generate_bodies"] == [{"text": "Hello", "sampling_params": {"max_new_tokens": 1, "temperature": 0}}]
     assert set(server.state["auth"]) == {"Bearer k3y"}
     assert result["model_info"]["model_path"] == "/models/m"
 
@@ -117,31 +128,32 @@ def test_unit_exit_stops_waiting_at_once_without_http():
 
     def show():
         calls.append(1)
-        return {"ActiveState": "activating", "SubState": "auto-restart", "MainPID": "0", "Result": "exit-code",
-                "ExecMainStatus": "1"}
+        return {"ActiveState": "activating", "SubState": "auto-restart", "MainPID": "0", "Result": "exit-code", "ExecMainStatus": "1"}
+
     result = run(FakeModule(url="http://127.0.0.1:9", unit="sglang.service", timeout=600), show)
     assert result["reason"] == "unit_exited" and len(calls) == 1
     assert "exit status 1" in result["last_error"]
 
 
 def test_main_pid_change_counts_as_an_exit():
-    states = iter([{"ActiveState": "active", "SubState": "running", "MainPID": "100"},
-                   {"ActiveState": "active", "SubState": "running", "MainPID": "200"}])
+    states = iter([{"ActiveState": "active", "SubState": "running", "MainPID": "100"}, {"ActiveState": "active", "SubState": "running", "MainPID": "200"}])
     result = run(FakeModule(url="http://127.0.0.1:9", unit="u", timeout=600), lambda: next(states))
     assert result["reason"] == "unit_exited"
     assert "from PID 100 to 200" in result["last_error"]
 
 
-@pytest.mark.parametrize("props,exited", [
-    ({"ActiveState": "active", "SubState": "running", "MainPID": "5"}, False),
-    ({"ActiveState": "activating", "SubState": "start-post", "MainPID": "5"}, False),
-    ({"ActiveState": "failed", "SubState": "failed", "MainPID": "0"}, True),
-    ({"ActiveState": "inactive", "SubState": "dead", "MainPID": "0"}, True),
-])
+@pytest.mark.parametrize(
+    "props,exited",
+    [
+        ({"ActiveState": "active", "SubState": "running", "MainPID": "5"}, False),
+        ({"ActiveState": "activating", "SubState": "start-post", "MainPID": "5"}, False),
+        ({"ActiveState": "failed", "SubState": "failed", "MainPID": "0"}, True),
+        ({"ActiveState": "inactive", "SubState": "dead", "MainPID": "0"}, True),
+    ],
+)
 def test_unit_exit_reason(props, exited):
     assert (mod.unit_exit_reason(props, 5) is not None) is exited
 
 
 def test_parse_show():
-    assert mod.parse_show("ActiveState=active\nMainPID=12\nbogus\nResult=success\n") == {
-        "ActiveState": "active", "MainPID": "12", "Result": "success"}
+    assert mod.parse_show("ActiveState=active\nMainPID=12\nbogus\nResult=success\n") == {"ActiveState": "active", "MainPID": "12", "Result": "success"}

@@ -11,8 +11,7 @@ import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.errors import BudgetInputError
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.architectures import (
-    VERIFIED, non_generic_keys, release_architectures, resolve_architecture)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.architectures import VERIFIED, non_generic_keys, release_architectures, resolve_architecture
 from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS, resolve_release
 
 CONFIGS = Path(__file__).resolve().parents[3] / "fixtures" / "model-configs"
@@ -30,8 +29,7 @@ def release(version):
 @pytest.mark.parametrize("version", SUPPORTED_VERSIONS)
 def test_every_registry_release_has_a_catalog_of_its_wheel(version):
     catalog = release_architectures(version)
-    data = json.loads((Path(__file__).resolve().parents[4] / "plugins" / "plugin_utils" / "data" /
-                       f"sglang-archs-{version}.json").read_text())
+    data = json.loads((Path(__file__).resolve().parents[4] / "plugins" / "plugin_utils" / "data" / f"sglang-archs-{version}.json").read_text())
     assert data["wheel_filename"].startswith(f"sglang-{version}-") and len(data["wheel_sha256"]) == 64
     assert len(catalog.entry_classes) == data["entry_class_count"] > 150
     # every verified class is a class of the newest release
@@ -43,7 +41,7 @@ def test_catalog_spot_values_read_from_the_wheels_by_hand():
     """Read by hand from the wheels, so a wrong generator cannot hide behind its own output."""
     new, old = release_architectures("0.5.23"), release_architectures("0.5.9")
     assert new.entry_classes["MixtralForCausalLM"] == "models/mixtral.py"
-    assert new.entry_classes["Phi3ForCausalLM"] == "models/llama.py"        # llama.py EntryClass list
+    assert new.entry_classes["Phi3ForCausalLM"] == "models/llama.py"  # llama.py EntryClass list
     assert "Gemma4ForConditionalGeneration" in new.entry_classes and "Gemma4ForConditionalGeneration" not in old.entry_classes
     # configs/model_config.py is_hybrid_swa_model lists Llama 4; _derive_model_shapes the MLA classes
     assert any(w.startswith("configs/model_config.py:") for w in new.special_cased["Llama4ForConditionalGeneration"])
@@ -74,7 +72,7 @@ def test_a_class_sglang_special_cases_is_refused_by_name_with_where():
 
 
 def test_a_config_with_state_space_fields_is_not_predicted_generically():
-    cfg = dict(config("nvidia__Llama-3_3-Nemotron-Super-49B-v1"))   # DeciLM: per-layer block_configs
+    cfg = dict(config("nvidia__Llama-3_3-Nemotron-Super-49B-v1"))  # DeciLM: per-layer block_configs
     assert "block_configs" in non_generic_keys(cfg)
     with pytest.raises(BudgetInputError, match="block_configs"):
         resolve_architecture("DeciLMForCausalLM", cfg, release("0.5.23"))
@@ -91,8 +89,7 @@ def test_a_class_the_pinned_release_lacks_names_the_first_release_with_it():
 
 def test_an_unknown_class_is_refused_with_the_verified_list():
     with pytest.raises(BudgetInputError) as exc:
-        evaluate({"config": dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["NoSuchForCausalLM"])},
-                 [H100], {}, "0.5.23")
+        evaluate({"config": dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["NoSuchForCausalLM"])}, [H100], {}, "0.5.23")
     assert "Transformers backend" in str(exc.value) and "MixtralForCausalLM" in str(exc.value)
 
 
@@ -107,8 +104,12 @@ def test_mixtral_8x7b_on_two_h100_gets_a_verdict_and_numbers():
 
 def test_a_generic_prediction_says_so_in_confidence_and_warnings():
     # Orion ships its config class as remote code (auto_map), so it loads with --trust-remote-code
-    cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["OrionForCausalLM"], model_type="orion",
-               auto_map={"AutoConfig": "configuration_orion.OrionConfig"})
+    cfg = dict(
+        config("meta-llama__Llama-3.1-8B-Instruct"),
+        architectures=["OrionForCausalLM"],
+        model_type="orion",
+        auto_map={"AutoConfig": "configuration_orion.OrionConfig"},
+    )
     res = evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, "0.5.23")
     assert res["confidence"] == "generic" and res["architecture"]["support"] == "generic"
     assert any(w["id"] == "generic_architecture" for w in res["warnings"])
@@ -121,20 +122,23 @@ def test_gemma3_embedding_is_whole_on_every_rank_and_its_rope_caches_follow_the_
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import rope_caches, target_linears
 
-    cfg = config("Creekside__gemma-3")                       # gemma-3-4b's text config: vocab 262208, linear x8
+    cfg = config("Creekside__gemma-3")  # gemma-3-4b's text config: vocab 262208, linear x8
     spec = build_model_spec(cfg)
     embed = next(r for r in target_linears(spec, tp=2) if r.name == "embed_tokens")
     assert embed.out == cfg["vocab_size"] and spec.tie_embeddings
-    assert rope_caches(spec, release("0.5.23")) == [(131072, 256 * 4)] * 2      # the x8 factor is not applied
+    assert rope_caches(spec, release("0.5.23")) == [(131072, 256 * 4)] * 2  # the x8 factor is not applied
     assert rope_caches(spec, release("0.5.10")) == [(131072, 256 * 4)] * 2
     assert rope_caches(spec, release("0.5.9")) == []
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"num_experts_per_tok": 9}, "num_experts_per_tok"),                        # Mixtral has 8 experts
-    ({"layer_types": ["full_attention"] * 4}, "layer_types"),                  # 32 layers
-    ({"num_attention_heads": 31, "num_key_value_heads": 1}, "num_attention_heads"),  # 4096 / 31, no head_dim
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"num_experts_per_tok": 9}, "num_experts_per_tok"),  # Mixtral has 8 experts
+        ({"layer_types": ["full_attention"] * 4}, "layer_types"),  # 32 layers
+        ({"num_attention_heads": 31, "num_key_value_heads": 1}, "num_attention_heads"),  # 4096 / 31, no head_dim
+    ],
+)
 def test_fields_that_contradict_each_other_are_refused_by_name(change, field):
     cfg = dict(config("mistralai__Mixtral-8x7B-v0.1"), **change)
     cfg.pop("head_dim", None)
@@ -146,7 +150,8 @@ def test_fields_that_contradict_each_other_are_refused_by_name(change, field):
 def test_every_real_config_of_a_verified_class_parses():
     """The consistency checks hold for every real config of the fixtures (they must never refuse a real one)."""
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
-    unmodelled_quant = {"bitsandbytes", "exl2", ""}     # bnb, EXL2 and MLX checkpoints: refused on purpose
+
+    unmodelled_quant = {"bitsandbytes", "exl2", ""}  # bnb, EXL2 and MLX checkpoints: refused on purpose
     for path in sorted(CONFIGS.glob("*/config.json")):
         cfg = json.loads(path.read_text())
         quant = cfg.get("quantization_config")
@@ -164,10 +169,8 @@ def test_custom_code_the_pinned_transformers_lacks_needs_trust_remote_code():
     assert res["verdict"] == "fails" and res["error"]["type"] == "ValueError"
     assert "trust_remote_code=True" in res["error"]["message"] and res["checks"][-1]["id"] == "model_config"
     assert evaluate({"config": minimax}, [h200] * 4, {"tp_size": 4}, "0.5.10", with_fixes=False)["error"] is None
-    assert evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8}, "0.5.9", with_fixes=False)["error"]["type"] == \
-        "ValueError"
-    trusted = evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8, "trust_remote_code": True}, "0.5.9",
-                       with_fixes=False)
+    assert evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8}, "0.5.9", with_fixes=False)["error"]["type"] == "ValueError"
+    trusted = evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8, "trust_remote_code": True}, "0.5.9", with_fixes=False)
     assert trusted["checks"][0] == {"id": "model_config", "passed": True}
     assert evaluate({"config": kimi}, [h200] * 8, {"tp_size": 8}, "0.5.23", with_fixes=False)["error"] is None
 
@@ -178,7 +181,7 @@ def test_nemotron_h_layers_block_type_and_latent_moe():
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import target_linears
 
-    ultra = config("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")     # layers_block_type, no num_hidden_layers
+    ultra = config("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")  # layers_block_type, no num_hidden_layers
     spec = build_model_spec(ultra)
     assert spec.num_layers == len(ultra["layers_block_type"]) and spec.layers_from_block_type
     assert spec.moe_latent_size == ultra["moe_latent_size"]
@@ -195,7 +198,7 @@ def test_a_class_without_an_sglang_implementation_runs_on_the_transformers_backe
     cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), architectures=["SmolLM3ForCausalLM"], model_type="smollm3")
     got = resolve_architecture("SmolLM3ForCausalLM", cfg, release("0.5.23"))
     assert got.support == "generic" and "Transformers backend" in got.sglang_module
-    with pytest.raises(BudgetInputError, match="Transformers backend"):      # an unknown model_type: no backend
+    with pytest.raises(BudgetInputError, match="Transformers backend"):  # an unknown model_type: no backend
         resolve_architecture("SmolLM3ForCausalLM", dict(cfg, model_type="no_such_type"), release("0.5.23"))
 
 
@@ -205,6 +208,7 @@ def test_a_model_type_no_one_knows_is_transformers_refusal_without_auto_map():
     cfg = dict(config("meta-llama__Llama-3.1-8B-Instruct"), model_type="mimo")
     res = evaluate({"config": cfg}, [H100], {}, "0.5.23", with_fixes=False)
     assert res["error"]["type"] == "ValueError" and res["root_cause"] == "unsupported_architecture"
-    assert res["error"]["message"].startswith("The checkpoint you are trying to load has model type `mimo` but "
-                                              "Transformers does not recognize this architecture.")
+    assert res["error"]["message"].startswith(
+        "The checkpoint you are trying to load has model type `mimo` but Transformers does not recognize this architecture."
+    )
     assert evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, "0.5.23", with_fixes=False)["error"]

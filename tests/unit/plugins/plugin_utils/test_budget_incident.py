@@ -5,6 +5,7 @@ Expected numbers come from the research notes (seed-on-0.5.9.md: 0.5.9's own siz
 oracle-0.5.23.md: 0.5.23's real sizing code run on CPU) and from hand arithmetic written out below.
 The GPUs are declared (no hardware here) with the baseline the notes assume, pre = 47.3 GiB.
 """
+
 import json
 import pathlib
 
@@ -16,10 +17,16 @@ GIB = 1 << 30
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 CONFIG = json.loads((ROOT / "tests/fixtures/model-configs/Qwen__Qwen3.6-27B/config.json").read_text())
 A6000 = {"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6"}
-NEXTN = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-         "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
-MSG_059 = ("Not enough memory. Please try to increase --mem-fraction-static. "
-           "Current value: self.server_args.mem_fraction_static={}")
+NEXTN = {
+    "tp_size": 2,
+    "mem_fraction_static": 0.85,
+    "context_length": 65536,
+    "speculative_algorithm": "NEXTN",
+    "speculative_num_steps": 3,
+    "speculative_eagle_topk": 1,
+    "speculative_num_draft_tokens": 4,
+}
+MSG_059 = "Not enough memory. Please try to increase --mem-fraction-static. Current value: self.server_args.mem_fraction_static={}"
 # The seed analysis assumed nothing but the parameters resident at sizing (delta = 0).
 SEED_WEIGHTS = {"target_param_bytes": 27_359_368_048}
 
@@ -35,11 +42,14 @@ def run(args, version, pre=47.3, weights=None, fixes=False):
     return evaluate(model, gpus(pre), args, version, with_fixes=fixes)
 
 
-@pytest.mark.parametrize("changes, mfs", [
-    ({"enable_torch_compile": True}, 0.85),                          # attempt 1
-    ({"context_length": 32768}, 0.85),                               # attempt 2
-    ({"mem_fraction_static": 0.88, "mamba_full_memory_ratio": 0.5}, 0.88),  # attempt 3 (the 4th step)
-])
+@pytest.mark.parametrize(
+    "changes, mfs",
+    [
+        ({"enable_torch_compile": True}, 0.85),  # attempt 1
+        ({"context_length": 32768}, 0.85),  # attempt 2
+        ({"mem_fraction_static": 0.88, "mamba_full_memory_ratio": 0.5}, 0.88),  # attempt 3 (the 4th step)
+    ],
+)
 def test_059_every_attempt_fails_with_the_exact_runtime_error(changes, mfs):
     res = run(dict(NEXTN, **changes), "0.5.9")
     assert res["verdict"] == "fails"
@@ -117,12 +127,17 @@ def test_0523_incident_matches_oracle():
     assert res["resolved_args"]["mamba_strategy"] == "extra_buffer"
 
 
-@pytest.mark.parametrize("weights, expected", [
-    ({"target_param_bytes": int(28.29 * GIB)}, (206_357, 40, 8)),
-    ({"target_param_bytes": 27_359_370_352, "draft_param_bytes": 3_019_951_104}, (206_261, 40, 8)),
-    ({"target_param_bytes": 27_359_370_352, "target_buffer_bytes": 69_626_112,
-      "draft_param_bytes": 3_019_951_104, "draft_buffer_bytes": 52_224}, (204_134, 40, 8)),
-])
+@pytest.mark.parametrize(
+    "weights, expected",
+    [
+        ({"target_param_bytes": int(28.29 * GIB)}, (206_357, 40, 8)),
+        ({"target_param_bytes": 27_359_370_352, "draft_param_bytes": 3_019_951_104}, (206_261, 40, 8)),
+        (
+            {"target_param_bytes": 27_359_370_352, "target_buffer_bytes": 69_626_112, "draft_param_bytes": 3_019_951_104, "draft_buffer_bytes": 52_224},
+            (204_134, 40, 8),
+        ),
+    ],
+)
 def test_0523_oracle_table_exact_with_the_oracles_weights(weights, expected):
     res = run(NEXTN, "0.5.23", weights=weights)
     t = res["budget"]["totals"]
@@ -132,16 +147,19 @@ def test_0523_oracle_table_exact_with_the_oracles_weights(weights, expected):
 ORACLE_W = {"target_param_bytes": int(28.29 * GIB)}
 
 
-@pytest.mark.parametrize("changes, pre, expected", [
-    ({}, 47.0, (209_746, 39, 7)),
-    ({}, 47.6, (212_364, 41, 8)),
-    ({"mamba_full_memory_ratio": 2.0}, 47.3, (135_887, 58, 11)),
-    ({"mem_fraction_static": 0.88}, 47.3, (231_714, 45, 9)),
-    ({"mamba_ssm_dtype": "bfloat16"}, 47.3, (206_483, 82, 16)),
-    ({"max_running_requests": 16}, 47.3, (206_357, 40, 8)),
-    ({"disable_radix_cache": True, "max_running_requests": 16}, 47.3, (187_565, 16, 16)),
-    ({"disable_radix_cache": True, "max_running_requests": 24}, 47.3, (93_605, 24, 24)),
-])
+@pytest.mark.parametrize(
+    "changes, pre, expected",
+    [
+        ({}, 47.0, (209_746, 39, 7)),
+        ({}, 47.6, (212_364, 41, 8)),
+        ({"mamba_full_memory_ratio": 2.0}, 47.3, (135_887, 58, 11)),
+        ({"mem_fraction_static": 0.88}, 47.3, (231_714, 45, 9)),
+        ({"mamba_ssm_dtype": "bfloat16"}, 47.3, (206_483, 82, 16)),
+        ({"max_running_requests": 16}, 47.3, (206_357, 40, 8)),
+        ({"disable_radix_cache": True, "max_running_requests": 16}, 47.3, (187_565, 16, 16)),
+        ({"disable_radix_cache": True, "max_running_requests": 24}, 47.3, (93_605, 24, 24)),
+    ],
+)
 def test_0523_oracle_section5_rows(changes, pre, expected):
     res = run(dict(NEXTN, **changes), "0.5.23", pre=pre, weights=ORACLE_W)
     t = res["budget"]["totals"]
@@ -171,7 +189,8 @@ def test_0523_disable_radix_cache_gives_the_misleading_value_error():
     assert res["error"]["type"] == "ValueError"
     assert res["error"]["message"].startswith(
         "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.85. "
-        "Raise --mem-fraction-static above 0.599 (minimum viable = 1 - available/pre = 0.598")
+        "Raise --mem-fraction-static above 0.599 (minimum viable = 1 - available/pre = 0.598"
+    )
     assert res["root_cause"] == "mamba_pool_too_small"
 
 
@@ -183,13 +202,16 @@ def test_059_default_fraction_with_spec_reserve_and_vlm_factor():
     assert res["verdict"] == "fails"
 
 
-@pytest.mark.parametrize("changes, expected", [
-    ({"mamba_ssm_dtype": "bfloat16"}, (195_215, 48, 48)),
-    ({"speculative_num_steps": 1, "speculative_num_draft_tokens": 2}, (144_239, 48, 48)),
-    ({"mamba_scheduler_strategy": "extra_buffer"}, (17_393, 6, 1)),
-    ({"mem_fraction_static": 0.91}, (11_731, 48, 48)),
-    ({"mem_fraction_static": 0.92}, (27_230, 48, 48)),
-])
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"mamba_ssm_dtype": "bfloat16"}, (195_215, 48, 48)),
+        ({"speculative_num_steps": 1, "speculative_num_draft_tokens": 2}, (144_239, 48, 48)),
+        ({"mamba_scheduler_strategy": "extra_buffer"}, (17_393, 6, 1)),
+        ({"mem_fraction_static": 0.91}, (11_731, 48, 48)),
+        ({"mem_fraction_static": 0.92}, (27_230, 48, 48)),
+    ],
+)
 def test_059_seed_other_single_changes(changes, expected):
     # seed-on-0.5.9.md section 5 "Other single changes" (delta = 0)
     res = run(dict(NEXTN, **changes), "0.5.9", weights=SEED_WEIGHTS)
@@ -212,13 +234,11 @@ def test_0523_explicit_no_buffer_needs_overlap_off():
     message = "no_buffer do not support overlap schedule. Try to set disable_overlap_schedule=True."
     assert res["error"] == {"type": "AssertionError", "message": message}
     ok = run(dict(NEXTN, mamba_radix_cache_strategy="no_buffer", disable_overlap_schedule=True), "0.5.23")
-    assert ok["error"] is None and ok["budget"]["totals"]["max_running_requests"] <= ok["budget"]["totals"][
-        "mamba_slots"] // 3
+    assert ok["error"] is None and ok["budget"]["totals"]["max_running_requests"] <= ok["budget"]["totals"]["mamba_slots"] // 3
 
 
 def test_059_extra_buffer_is_refused_for_nemotron_h():
-    cfg = json.loads((ROOT / "tests/fixtures/model-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json")
-                     .read_text())
+    cfg = json.loads((ROOT / "tests/fixtures/model-configs/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/config.json").read_text())
     gpus = [{"name": "NVIDIA H100", "memory_total_mib": 81559, "pre_model_load_gib": 79.0}]
     res = evaluate({"config": cfg}, gpus, {"mamba_scheduler_strategy": "extra_buffer"}, "0.5.9", with_fixes=False)
     assert res["error"]["type"] == "AssertionError"
@@ -237,8 +257,7 @@ def test_language_model_only_drops_the_vision_tower_on_0523_not_on_059():
     # no VLM factor on the default fraction: 0.850 instead of 0.786
     assert new["budget"]["totals"]["mem_fraction_static"] == 0.85
     old = run({"tp_size": 2, "context_length": 65536}, "0.5.9")
-    assert old["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(full["budget"]["per_gpu"][0]["weights_gib"],
-                                                                       abs=0.02)
+    assert old["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(full["budget"]["per_gpu"][0]["weights_gib"], abs=0.02)
 
 
 def test_0523_draft_path_budgets_the_draft_kv_in_the_cell():

@@ -1,14 +1,20 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Bad input gets a BudgetInputError naming the field and the fix; GPU facts and versions are read as documented."""
+
 import json
 import pathlib
 
 import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import (
-    CONTEXT_OVERHEAD_GIB, NCCL_OVERHEAD_GIB, BudgetInputError, evaluate, find_fixes, load_model_dir)
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import (
-    checkpoint_total_bytes, read_safetensors_header)
+    CONTEXT_OVERHEAD_GIB,
+    NCCL_OVERHEAD_GIB,
+    BudgetInputError,
+    evaluate,
+    find_fixes,
+    load_model_dir,
+)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import checkpoint_total_bytes, read_safetensors_header
 
 CONFIGS = pathlib.Path(__file__).resolve().parents[4] / "tests/fixtures/model-configs"
 LLAMA = json.loads((CONFIGS / "meta-llama__Llama-3.1-8B-Instruct/config.json").read_text())
@@ -101,24 +107,25 @@ def test_tp_imbalance_raises_the_versions_message():
     new = evaluate({"config": LLAMA}, gpus, args, "0.5.23")
     old = evaluate({"config": LLAMA}, gpus, args, "0.5.9")
     assert new["root_cause"] == old["root_cause"] == "tp_memory_imbalance"
-    assert new["error"]["message"].startswith("The memory capacity is unbalanced. Some GPUs may be occupied by "
-                                              "other processes. pre_model_load_memory=")
+    assert new["error"]["message"].startswith("The memory capacity is unbalanced. Some GPUs may be occupied by other processes. pre_model_load_memory=")
     assert "min_per_gpu_memory=" in old["error"]["message"]
     quiet = evaluate({"config": LLAMA}, gpus, args, "0.5.23", env={"SGLANG_ENABLE_TP_MEMORY_INBALANCE_CHECK": "0"})
     assert quiet["error"] is None and any(w["id"] == "tp_memory_imbalance" for w in quiet["warnings"])
 
 
 def test_weights_larger_than_the_card():
-    res = evaluate({"config": json.loads((CONFIGS / "Qwen__Qwen2.5-72B-Instruct/config.json").read_text())},
-                   [A6000], {}, "0.5.23")
+    res = evaluate({"config": json.loads((CONFIGS / "Qwen__Qwen2.5-72B-Instruct/config.json").read_text())}, [A6000], {}, "0.5.23")
     assert res["verdict"] == "fails" and res["root_cause"] == "cuda_oom_weights"
     fixes = res["fixes"]
     assert fixes == [] or all(f["verdict"] != "fails" for f in fixes)
 
 
 def test_safetensors_header_reader_reads_only_the_header(tmp_path):
-    header = {"a": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]},
-              "b": {"dtype": "F32", "shape": [4], "data_offsets": [12, 28]}, "__metadata__": {"format": "pt"}}
+    header = {
+        "a": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]},
+        "b": {"dtype": "F32", "shape": [4], "data_offsets": [12, 28]},
+        "__metadata__": {"format": "pt"},
+    }
     raw = json.dumps(header).encode()
     path = tmp_path / "model.safetensors"
     path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"\0" * 28)
@@ -129,16 +136,27 @@ def test_safetensors_header_reader_reads_only_the_header(tmp_path):
 
 def test_checkpoint_total_is_apportioned_with_the_shape_split():
     shape = evaluate({"config": LLAMA}, [dict(A6000, index=i) for i in range(2)], {"tp_size": 2}, "0.5.23")
-    idx = evaluate({"config": LLAMA, "safetensors_index": {"metadata": {"total_size": 2 * 16_060_522_496}}},
-                   [dict(A6000, index=i) for i in range(2)], {"tp_size": 2}, "0.5.23")
+    idx = evaluate(
+        {"config": LLAMA, "safetensors_index": {"metadata": {"total_size": 2 * 16_060_522_496}}},
+        [dict(A6000, index=i) for i in range(2)],
+        {"tp_size": 2},
+        "0.5.23",
+    )
     w_shape = shape["budget"]["per_gpu"][0]["weights_gib"]
     w_idx = idx["budget"]["per_gpu"][0]["weights_gib"]
     assert w_idx > 1.9 * w_shape - 0.2 and idx["budget"]["totals"]["weights_source"] == "safetensors_index"
 
 
 def test_find_fixes_is_the_same_search_as_evaluate():
-    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-            "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    args = {
+        "tp_size": 2,
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
     gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
     fixes = find_fixes({"config": QWEN36}, gpus, args, "0.5.9")
     assert fixes == evaluate({"config": QWEN36}, gpus, args, "0.5.9")["fixes"]
@@ -165,8 +183,7 @@ def test_context_fix_offers_the_models_maximum():
 
 def test_default_request_estimate_capped_by_mamba_is_only_a_warning():
     gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
-    res = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536},
-                   "0.5.23")
+    res = evaluate({"config": QWEN36}, gpus, {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536}, "0.5.23")
     assert res["verdict"] == "fits"
     assert any(w["id"] == "max_running_requests_capped" for w in res["warnings"])
     args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "max_running_requests": 64}
@@ -177,8 +194,7 @@ def test_default_request_estimate_capped_by_mamba_is_only_a_warning():
 def test_fp8_weight_fix_offered_on_hopper_when_weights_do_not_fit():
     h100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559, "compute_capability": "9.0"}
     qwen32 = json.loads((CONFIGS / "Qwen__Qwen3-32B/config.json").read_text())
-    res = evaluate({"config": qwen32}, [dict(h100, index=0, pre_model_load_gib=60.0)],
-                   {"mem_fraction_static": 0.85}, "0.5.23")
+    res = evaluate({"config": qwen32}, [dict(h100, index=0, pre_model_load_gib=60.0)], {"mem_fraction_static": 0.85}, "0.5.23")
     assert res["root_cause"] == "cuda_oom_weights"
     fix = next(f for f in res["fixes"] if f["changes"] == {"quantization": "fp8"})
     assert fix["verdict"] in ("fits", "degraded") and fix["max_total_num_tokens"] > 0
@@ -215,15 +231,21 @@ def test_two_sided_fraction_too_high_leaves_no_room_for_graphs():
 
 def test_checks_trace_stops_where_sglang_stops():
     gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
-    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-            "mamba_radix_cache_strategy": "no_buffer"}
+    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN", "mamba_radix_cache_strategy": "no_buffer"}
     res = evaluate({"config": QWEN36}, gpus, args, "0.5.23", with_fixes=False)
     assert [c["id"] for c in res["checks"]] == ["model_config", "context_length", "server_args"]
     assert res["checks"][-1]["passed"] is False and res["root_cause"] == "incompatible_feature_combination"
     assert json.loads(json.dumps(res)) == res
     ok = evaluate({"config": QWEN36}, gpus, {"tp_size": 2}, "0.5.23", with_fixes=False)
-    assert [c["id"] for c in ok["checks"]] == ["model_config", "context_length", "server_args", "tp_memory_balance",
-                                               "weight_load", "pool_sizing", "worker_asserts"]
+    assert [c["id"] for c in ok["checks"]] == [
+        "model_config",
+        "context_length",
+        "server_args",
+        "tp_memory_balance",
+        "weight_load",
+        "pool_sizing",
+        "worker_asserts",
+    ]
     assert all(c["passed"] for c in ok["checks"])
 
 
@@ -231,8 +253,7 @@ def test_model_path_supplies_the_checkpoint_total(tmp_path):
     header = {"w": {"dtype": "BF16", "shape": [1024], "data_offsets": [0, 2 * 16_060_522_496]}}
     raw = json.dumps(header).encode()
     (tmp_path / "model-00001-of-00001.safetensors").write_bytes(len(raw).to_bytes(8, "little") + raw)
-    res = evaluate({"config": LLAMA, "path": str(tmp_path)}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23",
-                   with_fixes=False)
+    res = evaluate({"config": LLAMA, "path": str(tmp_path)}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23", with_fixes=False)
     assert res["budget"]["totals"]["weights_source"] == "safetensors_headers"
     # twice the real size: the per-GPU weights double (buffers aside)
     assert res["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(2 * 14.958 + 0.0625, abs=0.01)
@@ -240,12 +261,9 @@ def test_model_path_supplies_the_checkpoint_total(tmp_path):
 
 def test_cpu_offload_moves_weights_off_the_gpu():
     base = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8}, "0.5.23", with_fixes=False)
-    off = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8, "cpu_offload_gb": 4}, "0.5.23",
-                   with_fixes=False)
-    assert base["budget"]["per_gpu"][0]["weights_gib"] - off["budget"]["per_gpu"][0]["weights_gib"] == \
-        pytest.approx(4.0, abs=0.002)
-    assert off["budget"]["totals"]["max_total_num_tokens"] - base["budget"]["totals"]["max_total_num_tokens"] == \
-        pytest.approx(4 * (1 << 30) // 131072, abs=2)
+    off = evaluate({"config": LLAMA}, [A6000], {"mem_fraction_static": 0.8, "cpu_offload_gb": 4}, "0.5.23", with_fixes=False)
+    assert base["budget"]["per_gpu"][0]["weights_gib"] - off["budget"]["per_gpu"][0]["weights_gib"] == pytest.approx(4.0, abs=0.002)
+    assert off["budget"]["totals"]["max_total_num_tokens"] - base["budget"]["totals"]["max_total_num_tokens"] == pytest.approx(4 * (1 << 30) // 131072, abs=2)
 
 
 def test_rope_pre_expansion_env_must_be_an_integer():
@@ -261,11 +279,10 @@ def test_rope_cache_grows_to_the_load_model_reserve_only_past_its_built_length()
     gpu = dict(A6000, pre_model_load_gib=47.3)
 
     def weights(ctx):
-        res = evaluate({"config": LLAMA}, [gpu], {"context_length": ctx, "mem_fraction_static": 0.8}, "0.5.23",
-                       with_fixes=False)
+        res = evaluate({"config": LLAMA}, [gpu], {"context_length": ctx, "mem_fraction_static": 0.8}, "0.5.23", with_fixes=False)
         return res["budget"]["per_gpu"][0]["weights_gib"]
 
-    assert weights(131_072) - weights(8192) == pytest.approx(256 * 128 * 4 / 2 ** 30, abs=0.001)
+    assert weights(131_072) - weights(8192) == pytest.approx(256 * 128 * 4 / 2**30, abs=0.001)
     assert weights(8192) == weights(4096)
 
 
@@ -273,8 +290,7 @@ def test_059_rejects_a_modelopt_config_without_fp8_at_weight_load():
     """0.5.9 maps config.json quant_method "modelopt" to ModelOptFp8Config, whose from_config refuses NVFP4 /
     MIXED_PRECISION (layers/quantization/modelopt_quant.py); 0.5.23 has ModelOptMixedPrecisionConfig."""
     folder = CONFIGS / "nvidia__Qwen3.6-27B-NVFP4"
-    model = {"config": json.loads((folder / "config.json").read_text()),
-             "hf_quant_config": json.loads((folder / "hf_quant_config.json").read_text())}
+    model = {"config": json.loads((folder / "config.json").read_text()), "hf_quant_config": json.loads((folder / "hf_quant_config.json").read_text())}
     gpus = [{"name": "H100-80GB", "memory_total_mib": 81559, "pre_model_load_gib": 79.0}]
     old = evaluate(model, gpus, {"tp_size": 1}, "0.5.9", with_fixes=False)
     assert old["error"]["type"] == "ValueError" and "ModelOptFp8Config" in old["error"]["message"]
@@ -282,13 +298,21 @@ def test_059_rejects_a_modelopt_config_without_fp8_at_weight_load():
     assert evaluate(model, gpus, {"tp_size": 1}, "0.5.23", with_fixes=False)["error"] is None
 
 
-@pytest.mark.parametrize("name, sm", [("NVIDIA A100-SXM4-80GB", 80), ("NVIDIA A10", 86), ("NVIDIA A10G", 86),
-                                      ("NVIDIA L40S", 89), ("NVIDIA L4", 89), ("NVIDIA H200", 90),
-                                      ("NVIDIA RTX A6000", 86)])
+@pytest.mark.parametrize(
+    "name, sm",
+    [
+        ("NVIDIA A100-SXM4-80GB", 80),
+        ("NVIDIA A10", 86),
+        ("NVIDIA A10G", 86),
+        ("NVIDIA L40S", 89),
+        ("NVIDIA L4", 89),
+        ("NVIDIA H200", 90),
+        ("NVIDIA RTX A6000", 86),
+    ],
+)
 def test_declared_gpu_without_compute_capability_gets_its_sm_from_the_name(name, sm):
     # The longest matching name wins: an A100 is not an A10.
-    res = evaluate({"config": LLAMA}, [{"name": name, "memory_total_mib": 81920}], {"tp_size": 1}, "0.5.23",
-                   with_fixes=False)
+    res = evaluate({"config": LLAMA}, [{"name": name, "memory_total_mib": 81920}], {"tp_size": 1}, "0.5.23", with_fixes=False)
     assert res["resolved_args"]["sm"] == sm
 
 
@@ -297,22 +321,27 @@ def test_truncated_safetensors_shard_is_named_with_the_fix(tmp_path):
     # of the file is a truncated download.
     path = tmp_path / "model-00001-of-00002.safetensors"
     path.write_bytes((4096).to_bytes(8, "little") + b'{"a": ')
-    with pytest.raises(BudgetInputError, match=r"is not a complete safetensors shard: header length 4096 runs past"
-                                               r".*re-download the shard"):
+    with pytest.raises(
+        BudgetInputError,
+        match=r"is not a complete safetensors shard: header length 4096 runs past"
+        r".*re-download the shard",
+    ):
         read_safetensors_header(str(path))
 
 
-@pytest.mark.parametrize("changes, field", [
-    # issue 15 item 9: each was a traceback, a hang or a nonsense verdict before the fields were checked
-    ({"rope_scaling": "yarn"}, "model.config.rope_scaling"),
-    ({"quantization_config": "fp8"}, "model.config.quantization_config"),
-    ({"quantization_config": {"quant_method": "fp8", "weight_block_size": "x"}},
-     "model.config.quantization_config.weight_block_size"),
-    ({"num_hidden_layers": 0}, "model.config.num_hidden_layers"),
-    ({"max_position_embeddings": 0}, "model.config.max_position_embeddings"),
-    ({"num_hidden_layers": 1e7}, "model.config.num_hidden_layers"),
-    ({"hidden_size": 0}, "model.config.hidden_size"),
-])
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        # issue 15 item 9: each was a traceback, a hang or a nonsense verdict before the fields were checked
+        ({"rope_scaling": "yarn"}, "model.config.rope_scaling"),
+        ({"quantization_config": "fp8"}, "model.config.quantization_config"),
+        ({"quantization_config": {"quant_method": "fp8", "weight_block_size": "x"}}, "model.config.quantization_config.weight_block_size"),
+        ({"num_hidden_layers": 0}, "model.config.num_hidden_layers"),
+        ({"max_position_embeddings": 0}, "model.config.max_position_embeddings"),
+        ({"num_hidden_layers": 1e7}, "model.config.num_hidden_layers"),
+        ({"hidden_size": 0}, "model.config.hidden_size"),
+    ],
+)
 def test_hostile_config_fields_are_refused_by_name(changes, field):
     e = err({"config": dict(LLAMA, **changes)}, [A6000], {})
     assert e.field == field and str(e).startswith(field + ": must be")
@@ -328,8 +357,9 @@ def test_free_memory_above_the_card_is_refused():
     assert e.field == "gpus[0].memory_free_mib" and "more than the card's memory_total_mib" in str(e)
 
 
-@pytest.mark.parametrize("given, says", [("/etc/passwd", "/etc/passwd is a file but not a config.json"),
-                                         ("no-such-dir/x.json", "no-such-dir/x.json does not exist")])
+@pytest.mark.parametrize(
+    "given, says", [("/etc/passwd", "/etc/passwd is a file but not a config.json"), ("no-such-dir/x.json", "no-such-dir/x.json does not exist")]
+)
 def test_a_wrong_model_path_is_named_as_given(given, says):
     with pytest.raises(BudgetInputError, match=says):
         load_model_dir(given)

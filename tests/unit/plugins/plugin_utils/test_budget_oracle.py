@@ -11,6 +11,7 @@ baseline as the GPU's ``pre_model_load_gib``:
 The engine must agree within 1 % on max_total_num_tokens, mamba slots and max_running_requests, and
 raise the same exception class.
 """
+
 import pytest
 from budget_fixtures import oracle_agreement, oracle_cases, oracle_gpus, oracle_model
 
@@ -58,8 +59,7 @@ def test_shape_weights_match_sglang_classes(case, recorded):
     tp = int(case["server_args"].get("tp_size") or 1)
     # Both harnesses count the RoPE caches as load_model leaves them (grown to the reserve, counted once).
     res = case.get("resolved") or {}
-    reserve = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"),
-                                res.get("speculative_num_draft_tokens"), case.get("env") or {})
+    reserve = rope_reserve_rows(res["context_length"], res.get("speculative_num_steps"), res.get("speculative_num_draft_tokens"), case.get("env") or {})
     wb = compute_weights(spec, tp, release=RELEASES[case["_version"]], rope_reserve=reserve)
     assert wb.target_param_bytes == pytest.approx(recorded["target_param_bytes"], rel=1e-4)
     if recorded.get("draft_param_bytes") and spec.has_mtp_head:
@@ -75,8 +75,7 @@ def _resolution_cases():
 @pytest.mark.parametrize("version, case", _resolution_cases())
 def test_argument_resolution_agrees_with_oracle(version, case):
     """The resolved ServerArgs the oracle recorded (after SGLang's own hooks) against the engine's resolution."""
-    res = evaluate(oracle_model(case, with_weights=True), oracle_gpus(case), case["server_args"], version,
-                   env=case.get("env") or {}, with_fixes=False)
+    res = evaluate(oracle_model(case, with_weights=True), oracle_gpus(case), case["server_args"], version, env=case.get("env") or {}, with_fixes=False)
     mine, theirs = res["resolved_args"], case["resolved"]
     assert mine["mem_fraction_static"] == pytest.approx(theirs["mem_fraction_static"], abs=1e-4)
     assert mine["chunked_prefill_size"] == theirs["chunked_prefill_size"]
@@ -87,7 +86,10 @@ def test_argument_resolution_agrees_with_oracle(version, case):
     assert mine["spec_algorithm"] == theirs["speculative_algorithm"]
     if theirs["speculative_algorithm"]:
         assert (mine["spec_steps"], mine["spec_topk"], mine["spec_draft_tokens"]) == (
-            theirs["speculative_num_steps"], theirs["speculative_eagle_topk"], theirs["speculative_num_draft_tokens"])
+            theirs["speculative_num_steps"],
+            theirs["speculative_eagle_topk"],
+            theirs["speculative_num_draft_tokens"],
+        )
     graph_bs = theirs.get("cuda_graph_max_bs", theirs.get("cuda_graph_max_bs_decode"))
     if graph_bs is not None:
         assert mine["cuda_graph_max_bs"] == graph_bs

@@ -22,8 +22,15 @@ CONFIGS = pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "model-conf
 H100 = {"name": "NVIDIA H100 80GB HBM3", "memory_total_mib": 81559, "compute_capability": "9.0"}
 L4 = {"name": "NVIDIA L4", "memory_total_mib": 23034, "compute_capability": "8.9"}
 A6000 = {"name": "NVIDIA RTX A6000", "memory_total_mib": 49140, "compute_capability": "8.6"}
-INCIDENT = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-            "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+INCIDENT = {
+    "tp_size": 2,
+    "mem_fraction_static": 0.85,
+    "context_length": 65536,
+    "speculative_algorithm": "NEXTN",
+    "speculative_num_steps": 3,
+    "speculative_eagle_topk": 1,
+    "speculative_num_draft_tokens": 4,
+}
 
 LAUNCHES = {
     "llama8b-h100": ("meta-llama__Llama-3.1-8B-Instruct", H100, {"tp_size": 1}),
@@ -31,8 +38,11 @@ LAUNCHES = {
     "qwen7b-l4": ("Qwen__Qwen2.5-7B-Instruct", L4, {"tp_size": 1}),
     "qwen36-incident": ("Qwen__Qwen3.6-27B", A6000, INCIDENT),
     "qwen36-h100": ("Qwen__Qwen3.6-27B", H100, {"tp_size": 1}),
-    "qwen36-h100-extra-buffer-no-overlap": ("Qwen__Qwen3.6-27B", H100, {
-        "tp_size": 1, "disable_overlap_schedule": True, "mamba_radix_cache_strategy": "extra_buffer"}),
+    "qwen36-h100-extra-buffer-no-overlap": (
+        "Qwen__Qwen3.6-27B",
+        H100,
+        {"tp_size": 1, "disable_overlap_schedule": True, "mamba_radix_cache_strategy": "extra_buffer"},
+    ),
     "glm47-h100x8": ("zai-org__GLM-4.7", H100, {"tp_size": 8, "context_length": 32768}),
     "llama70b-tiny": ("meta-llama__Llama-3.1-70B-Instruct", A6000, {"tp_size": 2, "mem_fraction_static": 0.72}),
 }
@@ -60,22 +70,62 @@ def changed_paths(before, after):
 
 NEWEST, OLDEST = RELEASES["0.5.23"], RELEASES["0.5.9"]
 FLIPS = [
-    pytest.param(NEWEST, {"decode_graph_bs_includes_max": False}, ["llama8b-h100", "qwen36-incident"],
-                 ["llama8b-h100-bs100"], {"resolved_args.cuda_graph_bs"}, id="decode_graph_bs_includes_max"),
-    pytest.param(NEWEST, {"mid_memory_bucket": (2048, 24, 80)}, ["llama8b-h100", "qwen36-incident", "glm47-h100x8"],
-                 ["qwen7b-l4"], None, id="mid_memory_bucket-only-20-35GiB-cards"),
-    pytest.param(NEWEST, {"weight_dtype_quirks": frozenset({GLM4_MOE_GATE_MODEL_DTYPE})},
-                 ["llama8b-h100", "qwen36-incident"], ["glm47-h100x8"], None, id="weight_dtype_quirks-GLM-only"),
-    pytest.param(NEWEST, {"mamba_slots_per_request": profiles.mamba_slots_per_request_mixin},
-                 ["llama8b-h100", "glm47-h100x8", "qwen36-h100"], ["qwen36-h100-extra-buffer-no-overlap"], None,
-                 id="mamba_slots_per_request-only-where-the-rules-differ"),
-    pytest.param(NEWEST, {"draft_loaded_before_sizing": False}, ["llama8b-h100", "qwen36-h100"],
-                 ["qwen36-incident"], None, id="draft_loaded_before_sizing-speculative-only"),
-    pytest.param(OLDEST, {"messages": replace(OLDEST.sizing.messages, not_enough_memory="flipped {mfs}")},
-                 ["llama8b-h100", "glm47-h100x8"], ["qwen36-incident"], {"error.message", "message"},
-                 id="messages.not_enough_memory-text-only"),
-    pytest.param(NEWEST, {"messages": replace(NEWEST.sizing.messages, imbalance_min_name="flipped")},
-                 ["llama8b-h100", "qwen36-incident", "llama70b-tiny"], [], None, id="imbalance_name-never-reached"),
+    pytest.param(
+        NEWEST,
+        {"decode_graph_bs_includes_max": False},
+        ["llama8b-h100", "qwen36-incident"],
+        ["llama8b-h100-bs100"],
+        {"resolved_args.cuda_graph_bs"},
+        id="decode_graph_bs_includes_max",
+    ),
+    pytest.param(
+        NEWEST,
+        {"mid_memory_bucket": (2048, 24, 80)},
+        ["llama8b-h100", "qwen36-incident", "glm47-h100x8"],
+        ["qwen7b-l4"],
+        None,
+        id="mid_memory_bucket-only-20-35GiB-cards",
+    ),
+    pytest.param(
+        NEWEST,
+        {"weight_dtype_quirks": frozenset({GLM4_MOE_GATE_MODEL_DTYPE})},
+        ["llama8b-h100", "qwen36-incident"],
+        ["glm47-h100x8"],
+        None,
+        id="weight_dtype_quirks-GLM-only",
+    ),
+    pytest.param(
+        NEWEST,
+        {"mamba_slots_per_request": profiles.mamba_slots_per_request_mixin},
+        ["llama8b-h100", "glm47-h100x8", "qwen36-h100"],
+        ["qwen36-h100-extra-buffer-no-overlap"],
+        None,
+        id="mamba_slots_per_request-only-where-the-rules-differ",
+    ),
+    pytest.param(
+        NEWEST,
+        {"draft_loaded_before_sizing": False},
+        ["llama8b-h100", "qwen36-h100"],
+        ["qwen36-incident"],
+        None,
+        id="draft_loaded_before_sizing-speculative-only",
+    ),
+    pytest.param(
+        OLDEST,
+        {"messages": replace(OLDEST.sizing.messages, not_enough_memory="flipped {mfs}")},
+        ["llama8b-h100", "glm47-h100x8"],
+        ["qwen36-incident"],
+        {"error.message", "message"},
+        id="messages.not_enough_memory-text-only",
+    ),
+    pytest.param(
+        NEWEST,
+        {"messages": replace(NEWEST.sizing.messages, imbalance_min_name="flipped")},
+        ["llama8b-h100", "qwen36-incident", "llama70b-tiny"],
+        [],
+        None,
+        id="imbalance_name-never-reached",
+    ),
 ]
 
 
@@ -111,8 +161,14 @@ def test_ratio_fix_is_offered_when_the_ratio_sizes_the_slots():
     # (mixin split, else branch), so a larger ratio is a real fix there; with a cap the slots follow the requests.
     model = load_model_dir(str(CONFIGS / "nvidia__Nemotron-H-56B-Base-8K"))
     gpus = [dict(H100, index=i, pre_model_load_gib=78.65) for i in range(2)]
-    args = {"tp_size": 2, "mem_fraction_static": 0.93, "mamba_full_memory_ratio": 3.0, "mamba_ssm_dtype": "bfloat16",
-            "disable_radix_cache": True, "kv_cache_dtype": "fp8_e4m3"}
+    args = {
+        "tp_size": 2,
+        "mem_fraction_static": 0.93,
+        "mamba_full_memory_ratio": 3.0,
+        "mamba_ssm_dtype": "bfloat16",
+        "disable_radix_cache": True,
+        "kv_cache_dtype": "fp8_e4m3",
+    }
     fixes = [f["changes"] for f in evaluate(model, gpus, args, "0.5.9")["fixes"]]
     assert {"mamba_full_memory_ratio": 6.0} in fixes
     capped = [f["changes"] for f in evaluate(model, gpus, dict(args, max_running_requests=64), "0.5.9")["fixes"]]
@@ -124,8 +180,7 @@ def test_no_budget_code_names_a_release():
 
     budget_dir = pathlib.Path(__file__).resolve().parents[4] / "plugins" / "plugin_utils" / "budget"
     pattern = re.compile(r"""["']0\.5\.\d+(\.post\d+)?["']|v059|v0523|_059\b|_0523\b""")
-    hits = [f"{path.name}:{n}" for path in sorted(budget_dir.glob("*.py"))
-            for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    hits = [f"{path.name}:{n}" for path in sorted(budget_dir.glob("*.py")) for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
     assert hits == [], "release facts belong in plugin_utils/releases.py"
 
 
@@ -173,9 +228,14 @@ def test_every_root_cause_the_engine_returns_is_a_diagnosis_catalog_id():
     from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CAUSES, MEMORY_CAUSES
 
     causes = _engine_root_causes()
-    assert {"kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph",
-            "unsupported_quantization", "incompatible_feature_combination"} <= causes  # the scan sees them
+    assert {
+        "kv_pool_too_small",
+        "mamba_pool_too_small",
+        "cuda_oom_weights",
+        "cuda_oom_cuda_graph",
+        "unsupported_quantization",
+        "incompatible_feature_combination",
+    } <= causes  # the scan sees them
     assert causes <= set(CAUSES), sorted(causes - set(CAUSES))
     # the memory failures the engine sizes are the catalog's budgeted causes, defined once there
-    assert set(MEMORY_CAUSES) == {"kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights",
-                                  "cuda_oom_cuda_graph"} <= causes
+    assert set(MEMORY_CAUSES) == {"kv_pool_too_small", "mamba_pool_too_small", "cuda_oom_weights", "cuda_oom_cuda_graph"} <= causes

@@ -6,6 +6,7 @@ and the weights ("avail mem" after loading, or "mem usage"), and the fraction is
 of the pinned profiles): then SGLang's KV pool follows from the same formula the engine replays. The measured
 weights (before - after) are given to the engine so the test checks the sizing, not the checkpoint.
 """
+
 import pytest
 from budget_fixtures import GIB, evaluate_startup_log, startup_log_case, startup_log_entries
 

@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
-from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.calibrate import (
-    calibrated_inputs, calibration_for, drift, residuals)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.calibrate import calibrated_inputs, calibration_for, drift, residuals
 from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.startup import parse_startup
-from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.store import (
-    CalibrationStore, CalibrationStoreError, make_key, sizing_flags)
+from ansible_collections.llmops.sglang.plugins.plugin_utils.calibration.store import CalibrationStore, CalibrationStoreError, make_key, sizing_flags
 
 STARTUP = Path(__file__).resolve().parents[3] / "fixtures" / "startup_logs"
 CONFIGS = Path(__file__).resolve().parents[3] / "fixtures" / "model-configs"
@@ -30,18 +28,27 @@ def read_log(name):
 
 
 def key_for(model_id="Qwen/Qwen3-8B", **server_args):
-    return make_key(sglang_version="0.5.9", gpu_name=A6000["name"], driver_version="535.261.03",
-                    model_id=model_id, model_revision="b968826d9c46dd6066d109eabc6255188de91218",
-                    server_args=dict({"tp_size": 1, "context_length": 8192}, **server_args))
+    return make_key(
+        sglang_version="0.5.9",
+        gpu_name=A6000["name"],
+        driver_version="535.261.03",
+        model_id=model_id,
+        model_revision="b968826d9c46dd6066d109eabc6255188de91218",
+        server_args=dict({"tp_size": 1, "context_length": 8192}, **server_args),
+    )
 
 
 def observation(pre_load=47.0, weights=15.27, tokens=100000, total_mib=49140, rank="TP0"):
-    return {"time": "2026-12-02T07:00:00Z", "host": "ct129", "gpu_total_mib": [total_mib],
-            "ranks": [{"rank": rank, "pre_load_avail_gib": pre_load, "weight_gib": weights,
-                       "max_total_num_tokens": tokens, "max_running_requests": 2048}]}
+    return {
+        "time": "2026-12-02T07:00:00Z",
+        "host": "ct129",
+        "gpu_total_mib": [total_mib],
+        "ranks": [{"rank": rank, "pre_load_avail_gib": pre_load, "weight_gib": weights, "max_total_num_tokens": tokens, "max_running_requests": 2048}],
+    }
 
 
 # ---------------------------------------------------------------- startup lines
+
 
 def test_four_ranks_of_a_real_tp4_start():
     # llms-in-clouds-qwq32b-4xL4-tp4.log: QwQ-32B on 4x L4 (source in INDEX.yml)
@@ -82,17 +89,12 @@ def test_0_5_23_spellings():
     # pool_configurator.py:889, cuda_graph_setup.py:696, scheduler.py:1269
     lines = [
         "[2026-11-30 10:00:00 TP0] Load weight begin. avail mem=78.10 GB",
-        "[2026-11-30 10:00:09 TP0] Load weight end. elapsed=9.02 s, type=Qwen3NextForCausalLM, quant=fp8, "
-        "avail mem=40.02 GB, mem usage=38.08 GB.",
-        "[2026-11-30 10:00:10 TP0] Mamba Cache is allocated. max_mamba_cache_size: 310, conv_state size: 0.22GB, "
-        "ssm_state size: 9.19GB ",
-        "[2026-11-30 10:00:10 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1024000, "
-        "K size: 11.72 GB, V size: 11.72 GB",
-        "[2026-11-30 10:00:10 TP0] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1024000, "
-        "K size: 0.98 GB, V size: 0.98 GB",
+        "[2026-11-30 10:00:09 TP0] Load weight end. elapsed=9.02 s, type=Qwen3NextForCausalLM, quant=fp8, avail mem=40.02 GB, mem usage=38.08 GB.",
+        "[2026-11-30 10:00:10 TP0] Mamba Cache is allocated. max_mamba_cache_size: 310, conv_state size: 0.22GB, ssm_state size: 9.19GB ",
+        "[2026-11-30 10:00:10 TP0] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1024000, K size: 11.72 GB, V size: 11.72 GB",
+        "[2026-11-30 10:00:10 TP0] Draft KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1024000, K size: 0.98 GB, V size: 0.98 GB",
         "[2026-11-30 10:00:10 TP0] Use sliding window memory pool. full_layer_tokens=1024000, swa_layer_tokens=819200",
-        "[2026-11-30 10:00:30 TP0] Capture decode CUDA graph end. elapsed=19.80 s, mem usage=1.21 GB, "
-        "avail mem=5.33 GB.",
+        "[2026-11-30 10:00:30 TP0] Capture decode CUDA graph end. elapsed=19.80 s, mem usage=1.21 GB, avail mem=5.33 GB.",
         "[2026-11-30 10:00:31 TP0] max_total_num_tokens=1024000, chunked_prefill_size=8192, max_prefill_tokens=16384, "
         "max_running_requests=310, context_len=262144, available_gpu_mem=5.30 GB",
     ]
@@ -112,9 +114,9 @@ def test_garbage_gives_an_empty_report():
 
 # ---------------------------------------------------------------- the store
 
+
 def test_sizing_flags_leave_out_what_does_not_size():
-    flags = sizing_flags({"host": "0.0.0.0", "port": 30000, "api_key": "k", "mem_fraction_static": 0.85,
-                          "context_length": None, "tp_size": 2})
+    flags = sizing_flags({"host": "0.0.0.0", "port": 30000, "api_key": "k", "mem_fraction_static": 0.85, "context_length": None, "tp_size": 2})
     assert flags == {"mem_fraction_static": 0.85, "tp_size": 2}
     assert key_for(port=1).sizing_flags_hash == key_for(port=2).sizing_flags_hash
     assert key_for(mem_fraction_static=0.8).sizing_flags_hash != key_for(mem_fraction_static=0.85).sizing_flags_hash
@@ -150,11 +152,14 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     assert [n for n in os.listdir(directory) if n.startswith(".tmp-")] == []
 
 
-@pytest.mark.parametrize("content, complaint", [
-    ('{"schema": "llmops.sglang/calibration/v1", "key": ', "is not valid JSON"),
-    ('{"schema": "something else", "observations": []}', "is not a llmops.sglang/calibration/v1 file"),
-    ('[1, 2]', "is not a llmops.sglang/calibration/v1 file"),
-])
+@pytest.mark.parametrize(
+    "content, complaint",
+    [
+        ('{"schema": "llmops.sglang/calibration/v1", "key": ', "is not valid JSON"),
+        ('{"schema": "something else", "observations": []}', "is not a llmops.sglang/calibration/v1 file"),
+        ('[1, 2]', "is not a llmops.sglang/calibration/v1 file"),
+    ],
+)
 def test_a_corrupt_file_is_named_and_left_as_it_was(tmp_path, content, complaint):
     store = CalibrationStore(str(tmp_path))
     key = key_for()
@@ -176,6 +181,7 @@ def test_an_unwritable_store_says_so(tmp_path):
 
 
 # ---------------------------------------------------------------- calibration, residuals, drift
+
 
 def qwen3_8b():
     return {"config": json.loads((CONFIGS / "Qwen__Qwen3-8B" / "config.json").read_text())}
@@ -216,16 +222,17 @@ def test_near_key_lends_only_the_context_overhead(tmp_path):
     gpus = calibrated_inputs(qwen3_8b(), [dict(A6000, memory_free_mib=40960)], calibration)[1]
     assert gpus[0]["pre_model_load_gib"] == round(40.0 - calibration.context_overhead_gib, 3)
     # another release shares nothing
-    other = make_key(sglang_version="0.5.23", gpu_name=A6000["name"], driver_version="535.261.03",
-                     model_id="x", model_revision="", server_args={"tp_size": 1})
+    other = make_key(sglang_version="0.5.23", gpu_name=A6000["name"], driver_version="535.261.03", model_id="x", model_revision="", server_args={"tp_size": 1})
     assert calibration_for(store, other).match == "none"
 
 
 def test_residuals_and_drift_on_the_incident_host(tmp_path):
     budget = evaluate(qwen3_8b(), [dict(A6000)], {"context_length": 8192}, "0.5.9", with_fixes=False)
     predicted_tokens = budget["budget"]["totals"]["max_total_num_tokens"]
-    line = ("[2026-12-02 07:00:00 TP0] max_total_num_tokens=%d, chunked_prefill_size=8192, max_prefill_tokens=16384, "
-            "max_running_requests=2048, context_len=8192, available_gpu_mem=4.10 GB" % (predicted_tokens - 1000))
+    line = (
+        "[2026-12-02 07:00:00 TP0] max_total_num_tokens=%d, chunked_prefill_size=8192, max_prefill_tokens=16384, "
+        "max_running_requests=2048, context_len=8192, available_gpu_mem=4.10 GB" % (predicted_tokens - 1000)
+    )
     report = parse_startup(["[2026-12-02 06:59:50 TP0] Load weight begin. avail mem=47.02 GB", line])
     by_name = {r.component: r for r in residuals(budget, report)}
     assert by_name["max_total_num_tokens"].delta == -1000

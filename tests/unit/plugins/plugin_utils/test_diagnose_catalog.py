@@ -37,52 +37,70 @@ def test_catalog_is_closed_versioned_and_complete():
             assert 0 < pattern.weight <= 100
 
 
-@pytest.mark.parametrize("line, cause, numbers", [
-    ("ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.8. Raise "
-     "--mem-fraction-static above 0.837 (minimum viable = 1 - available/pre = 0.8363). If using speculative "
-     "decoding, draft weights are now counted.", "kv_pool_too_small",
-     {"mem_fraction_static": 0.8, "suggested_mem_fraction_static": 0.837, "min_viable_mem_fraction_static": 0.8363}),
-    ("RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
-     "max_mamba_cache_size=4, mamba_ratio=5, resulting max_num_reqs=0. Try: (1) reduce --max-running-requests",
-     "mamba_pool_too_small", {"max_mamba_cache_size": 4}),
-    ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
-     "capacity of 47.54 GiB of which 1.19 GiB is free.", "cuda_oom_cuda_graph",
-     {"failed_alloc": "2.00 GiB", "failed_alloc_bytes": 2 << 30, "gpu_total": "47.54 GiB", "gpu_free": "1.19 GiB",
-      "gpu_index": 1}),
-    ("RuntimeError: Decode out of memory. Try to lower your batch size.", "kv_pool_exhausted_runtime", {}),
-    ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use",
-     "port_in_use", {"port": 30000}),
-    ("ERROR:    [Errno 98] error while attempting to bind on address ('::', 2242, 0, 0): address already in use",
-     "port_in_use", {"port": 2242}),
-    ("RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
-     "failed to bind to [::]:29500 (errno: 98 - Address already in use).", "port_in_use", {"port": 29500}),
-    ("sglang serve: error: unrecognized arguments: --mamba-full-memory-ration 0.5", "unrecognized_argument",
-     {"unrecognized": "--mamba-full-memory-ration 0.5"}),
-    ("launch_server.py: error: argument --tp-size: invalid int value: 'two'", "invalid_argument_value",
-     {"bad_argument": "--tp-size"}),
-    ("ModuleNotFoundError: No module named 'sgl_kernel'", "dependency_import_error", {"missing_module": "sgl_kernel"}),
-    ("RuntimeError: Failed to initialize NVML: Driver/library version mismatch", "driver_cuda_mismatch", {}),
-    ("ValueError: Model architectures ['FooForCausalLM'] are not supported for now. Supported architectures: ...",
-     "unsupported_architecture", {"architectures": "['FooForCausalLM']"}),
-    ("OSError: bar/baz is not a local folder and is not a valid model identifier listed on "
-     "'https://huggingface.co/models'", "model_not_found", {}),
-    ("huggingface_hub.errors.GatedRepoError: 401 Client Error.", "model_download_failed", {}),
-    ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error",
-     "nccl_failure", {}),
-    ("[2026-01-01 00:00:00] Initialization failed. warmup error: Traceback (most recent call last):", "warmup_failed", {}),
-    ("kernel: Out of memory: Killed process 4242 (python3) total-vm:99999kB", "host_ram_oom_killed", {}),
-    # 0.5.9 entrypoints/engine.py:896-900 logs "Rank 0 scheduler is dead ..." then this line
-    ("[2026-01-01 00:00:01] Exit code: -9", "host_ram_oom_killed", {"exit_code": -9}),
-    # torch < 2.1 OOM wording, raised while building the model
-    ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB (GPU 0; 2.00 GiB total "
-     "capacity; 1.67 GiB already allocated; 0 bytes free; 1.72 GiB reserved in total by PyTorch)", "cuda_oom_weights",
-     {"gpu_total": "2.00 GiB", "gpu_free": "0 bytes", "failed_alloc": "114.00 MiB"}),
-    ("llmops-sglang: cannot execute /opt/sglang/venv/bin/python: [Errno 2] No such file or directory",
-     "dependency_import_error", {}),
-    ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "unsupported_gpu_arch", {}),
-    ("ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuTensorMapEncodeTiled", "driver_cuda_mismatch", {}),
-    ("ImportError: /x/flashinfer/_kernels.so: undefined symbol: _ZN3c104cuda9SetDeviceEi", "dependency_import_error", {}),
-])
+@pytest.mark.parametrize(
+    "line, cause, numbers",
+    [
+        (
+            "ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.8. Raise "
+            "--mem-fraction-static above 0.837 (minimum viable = 1 - available/pre = 0.8363). If using speculative "
+            "decoding, draft weights are now counted.",
+            "kv_pool_too_small",
+            {"mem_fraction_static": 0.8, "suggested_mem_fraction_static": 0.837, "min_viable_mem_fraction_static": 0.8363},
+        ),
+        (
+            "RuntimeError: Hybrid (mamba/linear-attention) state cache is too small to serve any requests. "
+            "max_mamba_cache_size=4, mamba_ratio=5, resulting max_num_reqs=0. Try: (1) reduce --max-running-requests",
+            "mamba_pool_too_small",
+            {"max_mamba_cache_size": 4},
+        ),
+        (
+            "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+            "capacity of 47.54 GiB of which 1.19 GiB is free.",
+            "cuda_oom_cuda_graph",
+            {"failed_alloc": "2.00 GiB", "failed_alloc_bytes": 2 << 30, "gpu_total": "47.54 GiB", "gpu_free": "1.19 GiB", "gpu_index": 1},
+        ),
+        ("RuntimeError: Decode out of memory. Try to lower your batch size.", "kv_pool_exhausted_runtime", {}),
+        ("ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 30000): address already in use", "port_in_use", {"port": 30000}),
+        ("ERROR:    [Errno 98] error while attempting to bind on address ('::', 2242, 0, 0): address already in use", "port_in_use", {"port": 2242}),
+        (
+            "RuntimeError: The server socket has failed to listen on any local network address. The server socket has "
+            "failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+            "port_in_use",
+            {"port": 29500},
+        ),
+        (
+            "sglang serve: error: unrecognized arguments: --mamba-full-memory-ration 0.5",
+            "unrecognized_argument",
+            {"unrecognized": "--mamba-full-memory-ration 0.5"},
+        ),
+        ("launch_server.py: error: argument --tp-size: invalid int value: 'two'", "invalid_argument_value", {"bad_argument": "--tp-size"}),
+        ("ModuleNotFoundError: No module named 'sgl_kernel'", "dependency_import_error", {"missing_module": "sgl_kernel"}),
+        ("RuntimeError: Failed to initialize NVML: Driver/library version mismatch", "driver_cuda_mismatch", {}),
+        (
+            "ValueError: Model architectures ['FooForCausalLM'] are not supported for now. Supported architectures: ...",
+            "unsupported_architecture",
+            {"architectures": "['FooForCausalLM']"},
+        ),
+        ("OSError: bar/baz is not a local folder and is not a valid model identifier listed on 'https://huggingface.co/models'", "model_not_found", {}),
+        ("huggingface_hub.errors.GatedRepoError: 401 Client Error.", "model_download_failed", {}),
+        ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system error", "nccl_failure", {}),
+        ("[2026-01-01 00:00:00] Initialization failed. warmup error: Traceback (most recent call last):", "warmup_failed", {}),
+        ("kernel: Out of memory: Killed process 4242 (python3) total-vm:99999kB", "host_ram_oom_killed", {}),
+        # 0.5.9 entrypoints/engine.py:896-900 logs "Rank 0 scheduler is dead ..." then this line
+        ("[2026-01-01 00:00:01] Exit code: -9", "host_ram_oom_killed", {"exit_code": -9}),
+        # torch < 2.1 OOM wording, raised while building the model
+        (
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 114.00 MiB (GPU 0; 2.00 GiB total "
+            "capacity; 1.67 GiB already allocated; 0 bytes free; 1.72 GiB reserved in total by PyTorch)",
+            "cuda_oom_weights",
+            {"gpu_total": "2.00 GiB", "gpu_free": "0 bytes", "failed_alloc": "114.00 MiB"},
+        ),
+        ("llmops-sglang: cannot execute /opt/sglang/venv/bin/python: [Errno 2] No such file or directory", "dependency_import_error", {}),
+        ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "unsupported_gpu_arch", {}),
+        ("ImportError: /x/sgl_kernel/common_ops.abi3.so: undefined symbol: cuTensorMapEncodeTiled", "driver_cuda_mismatch", {}),
+        ("ImportError: /x/flashinfer/_kernels.so: undefined symbol: _ZN3c104cuda9SetDeviceEi", "dependency_import_error", {}),
+    ],
+)
 def test_messages_and_numbers(line, cause, numbers):
     result = classify(["[2026-01-01 00:00:00 TP0] Load weight begin. avail mem=47.30 GB", line])
     assert result["root_cause"] == cause, result["ranking"]
@@ -94,18 +112,22 @@ def test_messages_and_numbers(line, cause, numbers):
 def test_oom_is_attributed_by_phase():
     oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."
     assert classify(["Load weight begin. avail mem=10.00 GB", oom])["root_cause"] == "cuda_oom_weights"
-    assert classify(["Load weight end. type=X, avail mem=3.00 GB, mem usage=7.00 GB.",
-                     "Capturing batches (bs=64 avail_mem=0.50 GB)", oom])["root_cause"] == "cuda_oom_cuda_graph"
+    assert (
+        classify(["Load weight end. type=X, avail mem=3.00 GB, mem usage=7.00 GB.", "Capturing batches (bs=64 avail_mem=0.50 GB)", oom])["root_cause"]
+        == "cuda_oom_cuda_graph"
+    )
     served = classify(["The server is fired up and ready to roll!", "Decode batch. #running-req: 3", oom])
     assert served["root_cause"] == "cuda_oom_runtime"
     assert served["numbers"]["failed_alloc_bytes"] == 20 << 20
 
 
 def test_warning_before_ready_is_not_the_failure():
-    result = classify([
-        "The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=40.1",
-        "The server is fired up and ready to roll!",
-    ])
+    result = classify(
+        [
+            "The memory capacity is unbalanced. Some GPUs may be occupied by other processes. min_per_gpu_memory=40.1",
+            "The server is fired up and ready to roll!",
+        ]
+    )
     assert result["root_cause"] == "none" and result["confidence"] == "high"
 
 
@@ -120,9 +142,20 @@ def test_normalize_strips_colour_quotes_and_cr():
 
 
 def unit(**kw):
-    base = {"name": "sglang.service", "active_state": "failed", "result": "exit-code", "invocation_id": INVOCATION,
-            "exec_main_code": "exited", "exit_code": 2, "signal": None, "n_restarts": 0, "start_time": 2000.0,
-            "journal": [], "kernel_oom": [], "start_limit_hit": False}
+    base = {
+        "name": "sglang.service",
+        "active_state": "failed",
+        "result": "exit-code",
+        "invocation_id": INVOCATION,
+        "exec_main_code": "exited",
+        "exit_code": 2,
+        "signal": None,
+        "n_restarts": 0,
+        "start_time": 2000.0,
+        "journal": [],
+        "kernel_oom": [],
+        "start_limit_hit": False,
+    }
     base.update(kw)
     return base
 
@@ -133,10 +166,15 @@ def log(lines, mtime=2001.0, marker="current"):
 
 
 def test_silent_death_takes_the_argparse_error_from_the_journal():
-    tail = {"log": log([]), "unit": unit(journal=[
-        "2026-11-29T21:20:33Z python3[4242]: sglang serve: error: unrecognized arguments: --mamba-full-memory-ration",
-        "2026-11-29T21:20:33Z systemd[1]: sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT",
-    ])}
+    tail = {
+        "log": log([]),
+        "unit": unit(
+            journal=[
+                "2026-11-29T21:20:33Z python3[4242]: sglang serve: error: unrecognized arguments: --mamba-full-memory-ration",
+                "2026-11-29T21:20:33Z systemd[1]: sglang.service: Main process exited, code=exited, status=2/INVALIDARGUMENT",
+            ]
+        ),
+    }
     result = diagnose(tail)
     assert result["root_cause"] == "silent_death"
     assert result["underlying_cause"] == "unrecognized_argument"
@@ -154,8 +192,7 @@ def test_silent_death_missing_executable_and_start_limit():
 
 
 def test_silent_death_by_host_oom_killer():
-    killed = unit(result="oom-kill", exec_main_code="killed", exit_code=None, signal="SIGKILL",
-                  kernel_oom=["Out of memory: Killed process 4242 (python3)"])
+    killed = unit(result="oom-kill", exec_main_code="killed", exit_code=None, signal="SIGKILL", kernel_oom=["Out of memory: Killed process 4242 (python3)"])
     tail = {"log": log([]), "unit": killed}
     result = diagnose(tail)
     assert result["root_cause"] == "silent_death" and result["underlying_cause"] == "host_ram_oom_killed"
@@ -218,8 +255,11 @@ def test_budget_that_fits_does_not_override():
 
 def test_budget_is_ignored_for_non_memory_causes_and_bad_shapes():
     tail = {"log": log(["ERROR:    [Errno 98] Address already in use"])}
-    for budget in ({"verdict": "fail", "root_cause": "mamba_pool_too_small", "fixes": [{"summary": "x"}]},
-                   {"budget": "garbage", "fixes": "nope"}, ["not", "a", "dict"]):
+    for budget in (
+        {"verdict": "fail", "root_cause": "mamba_pool_too_small", "fixes": [{"summary": "x"}]},
+        {"budget": "garbage", "fixes": "nope"},
+        ["not", "a", "dict"],
+    ):
         assert diagnose(tail, budget=budget)["root_cause"] == "port_in_use"
 
 
@@ -260,8 +300,7 @@ IGNORED_MODEL_IMPORT = [
     "[2026-08-27 03:45:41] Ignore import error when loading sglang.srt.models.sarashina2_vision: cannot import name "
     "'MultimodalDataItem' from 'sglang.srt.managers.mm_utils' (/sgl-workspace/sglang/python/sglang/srt/managers/mm_utils.py)",
     "[2026-08-27 03:45:41] Load weight begin. avail mem=78.48 GB",
-    "[2026-08-27 03:45:53] Load weight end. elapsed=12.02 s, type=Qwen3MoeForCausalLM, quant=fp8, fmt=e4m3, "
-    "avail mem=49.33 GB, mem usage=29.15 GB.",
+    "[2026-08-27 03:45:53] Load weight end. elapsed=12.02 s, type=Qwen3MoeForCausalLM, quant=fp8, fmt=e4m3, avail mem=49.33 GB, mem usage=29.15 GB.",
 ]
 
 
@@ -278,9 +317,13 @@ def test_ignored_model_import_warning_alone_is_not_the_failure():
 def test_trust_remote_code_in_server_args_is_not_a_request_for_it():
     # SGLang prints trust_remote_code=True in its server_args line when the flag was given; only transformers'
     # own refusal (dynamic_module_utils) asks for it.
-    started = ["[2026-02-27 14:33:05] server_args=ServerArgs(model_path='/app/models/Deepseek-R1/', "
-               "trust_remote_code=True, tp_size=16)", "[2026-02-27 14:33:22 TP0] Load weight begin. avail mem=77.49 GB"]
+    started = [
+        "[2026-02-27 14:33:05] server_args=ServerArgs(model_path='/app/models/Deepseek-R1/', trust_remote_code=True, tp_size=16)",
+        "[2026-02-27 14:33:22 TP0] Load weight begin. avail mem=77.49 GB",
+    ]
     assert classify(started)["root_cause"] != "unsupported_architecture"
-    refused = ["ValueError: The repository for /models/x contains custom code which must be executed to correctly load "
-               "the model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."]
+    refused = [
+        "ValueError: The repository for /models/x contains custom code which must be executed to correctly load "
+        "the model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."
+    ]
     assert classify(refused)["root_cause"] == "unsupported_architecture"

@@ -57,8 +57,7 @@ def test_incident_with_budget_names_the_mamba_pool_and_the_budget_fix():
     assert result["phase"] == "memory_pool"
     assert result["confidence"] == "high"
     assert result["budget_used"] is True
-    assert result["fix"] == ("--max-running-requests 32 -> fits, 106,655 KV tokens, 32 running requests "
-                             "(cap concurrency at 32 requests)")
+    assert result["fix"] == ("--max-running-requests 32 -> fits, 106,655 KV tokens, 32 running requests (cap concurrency at 32 requests)")
     assert result["fix_changes"] == {"max_running_requests": 32}
     assert result["numbers"]["budget_mamba_slots"] == 240
     assert result["summary"].startswith("mamba_pool_too_small: ")
@@ -69,11 +68,18 @@ def test_incident_with_the_real_budget_engine():
     """The budget engine's own result for incident attempt 1 (Qwen3.6-27B, 2x A6000, TP 2, NEXTN 3/1/4)."""
     engine = pytest.importorskip("ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine")
     config = json.loads((LOGS.parents[0] / "model-configs" / "Qwen__Qwen3.6-27B" / "config.json").read_text())
-    args = {"model_path": "/models/Qwen3.6-27B", "tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536,
-            "enable_torch_compile": True, "speculative_algorithm": "NEXTN", "speculative_num_steps": 3,
-            "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
-    budget = engine.evaluate({"config": config}, [{"name": "NVIDIA RTX A6000", "memory_total_mib": 49140}] * 2,
-                             args, "0.5.9")
+    args = {
+        "model_path": "/models/Qwen3.6-27B",
+        "tp_size": 2,
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "enable_torch_compile": True,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
+    budget = engine.evaluate({"config": config}, [{"name": "NVIDIA RTX A6000", "memory_total_mib": 49140}] * 2, args, "0.5.9")
     tail, _is_tail_json = tail_for({"file": "incident/attempt1-0.5.9-not-enough-memory.log"})
     result = diagnose(tail, since_marker=False, budget=budget)
     assert budget["verdict"] == "fails"

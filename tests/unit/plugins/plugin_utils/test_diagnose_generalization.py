@@ -36,8 +36,7 @@ POSSIBLE_SOLUTIONS = [
     "4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)",
 ]
 SERVING = [
-    "[2026-01-02 11:00:00 TP0] Prefill batch [812], #new-seq: 1, #new-token: 64, #cached-token: 0, token usage: 0.01, "
-    "#running-req: 3, #queue-req: 0",
+    "[2026-01-02 11:00:00 TP0] Prefill batch [812], #new-seq: 1, #new-token: 64, #cached-token: 0, token usage: 0.01, #running-req: 3, #queue-req: 0",
     "[2026-01-02 11:00:00 TP0] Decode batch [813], #running-req: 4, #token: 900, token usage: 0.01, cuda graph: True, "
     "gen throughput (token/s): 310.55, #queue-req: 0",
     '[2026-01-02 11:00:01] INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK',
@@ -48,28 +47,30 @@ def _diagnose(lines):
     return diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)
 
 
-@pytest.mark.parametrize("wrapped, cause", [
-    # torch.utils.cpp_extension (flashinfer JIT), older SGLang spelling "CUDA"
-    ("Exception: Capture CUDA graph failed: Error building extension 'batch_decode_with_kv_cache_dtype_q_f16'",
-     "dependency_import_error"),
-    # tvm_ffi (sglang jit_kernel) and the linker's own words on the next lines
-    ("Exception: Capture cuda graph failed: ninja exited with status 1", "dependency_import_error"),
-    # torch's CUDA init failure surfacing inside capture
-    ("Exception: Capture cuda graph failed: CUDA error: system not yet initialized", "driver_cuda_mismatch"),
-    # DeepEP low-latency dispatch cap (any DeepEP source line)
-    ("Exception: Capture cuda graph failed: Failed: Assertion error /opt/DeepEP/csrc/deep_ep.cpp:1105 "
-     "'x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank'",
-     "incompatible_feature_combination"),
-    # nothing specific inside: the capture itself is the finding
-    ("Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered",
-     "cuda_graph_capture_error"),
-    ("Exception: Capture CUDA graph failed: ", "cuda_graph_capture_error"),
-    # a specific capture error is not a wrapper
-    ("Exception: Capture cuda graph failed: operation not permitted when stream is capturing",
-     "cuda_graph_capture_error"),
-    # an OOM inside capture stays a capture OOM
-    ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 1.00 GiB.", "cuda_oom_cuda_graph"),
-])
+@pytest.mark.parametrize(
+    "wrapped, cause",
+    [
+        # torch.utils.cpp_extension (flashinfer JIT), older SGLang spelling "CUDA"
+        ("Exception: Capture CUDA graph failed: Error building extension 'batch_decode_with_kv_cache_dtype_q_f16'", "dependency_import_error"),
+        # tvm_ffi (sglang jit_kernel) and the linker's own words on the next lines
+        ("Exception: Capture cuda graph failed: ninja exited with status 1", "dependency_import_error"),
+        # torch's CUDA init failure surfacing inside capture
+        ("Exception: Capture cuda graph failed: CUDA error: system not yet initialized", "driver_cuda_mismatch"),
+        # DeepEP low-latency dispatch cap (any DeepEP source line)
+        (
+            "Exception: Capture cuda graph failed: Failed: Assertion error /opt/DeepEP/csrc/deep_ep.cpp:1105 "
+            "'x.size(0) == topk_idx.size(0) and x.size(0) <= num_max_dispatch_tokens_per_rank'",
+            "incompatible_feature_combination",
+        ),
+        # nothing specific inside: the capture itself is the finding
+        ("Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered", "cuda_graph_capture_error"),
+        ("Exception: Capture CUDA graph failed: ", "cuda_graph_capture_error"),
+        # a specific capture error is not a wrapper
+        ("Exception: Capture cuda graph failed: operation not permitted when stream is capturing", "cuda_graph_capture_error"),
+        # an OOM inside capture stays a capture OOM
+        ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 1.00 GiB.", "cuda_oom_cuda_graph"),
+    ],
+)
 def test_capture_wrapper_yields_to_the_wrapped_cause(wrapped, cause):
     result = classify(CAPTURE_TAIL + [wrapped] + POSSIBLE_SOLUTIONS)
     assert result["root_cause"] == cause, result["ranking"]
@@ -79,8 +80,7 @@ def test_the_cascade_after_the_wrapper_does_not_displace_it():
     lines = CAPTURE_TAIL + ["Exception: Capture cuda graph failed: CUDA error: an illegal memory access was encountered"]
     lines += POSSIBLE_SOLUTIONS + [
         "[2026-01-02 10:00:04 TP1] Scheduler hit an exception: Traceback (most recent call last):",
-        "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from "
-        "[0] via c10d key-value store failed",
+        "torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store failed",
         "[2026-01-02 10:00:04] Received sigquit from a child process. It usually means the child failed.",
         "Killed",
     ]
@@ -90,24 +90,31 @@ def test_the_cascade_after_the_wrapper_does_not_displace_it():
 
 
 def test_jit_link_failure_names_the_missing_library():
-    lines = CAPTURE_TAIL + [
-        "Exception: Capture cuda graph failed: ninja exited with status 1",
-        "FAILED: [code=1] sgl_kernel_jit_some_kernel.so",
-        "/usr/bin/ld: cannot find -lcuda",
-        "collect2: error: ld returned 1 exit status",
-        "ninja: build stopped: subcommand failed.",
-    ] + POSSIBLE_SOLUTIONS
+    lines = (
+        CAPTURE_TAIL
+        + [
+            "Exception: Capture cuda graph failed: ninja exited with status 1",
+            "FAILED: [code=1] sgl_kernel_jit_some_kernel.so",
+            "/usr/bin/ld: cannot find -lcuda",
+            "collect2: error: ld returned 1 exit status",
+            "ninja: build stopped: subcommand failed.",
+        ]
+        + POSSIBLE_SOLUTIONS
+    )
     result = _diagnose(lines)
     assert result["root_cause"] == "dependency_import_error"
     assert result["numbers"]["missing_library"] == "-lcuda"
     assert "-lcuda" in result["fix"] and "CUDA_HOME" in result["fix"]
 
 
-@pytest.mark.parametrize("assert_line, expression", [
-    ("    assert self.total_num_heads % tp_size == 0", "self.total_num_heads % tp_size"),
-    ("        assert tp_size % self.total_num_kv_heads == 0", "tp_size % self.total_num_kv_heads"),
-    ("    assert self.total_num_heads % self.attn_tp_size == 0", "self.total_num_heads % self.attn_tp_size"),
-])
+@pytest.mark.parametrize(
+    "assert_line, expression",
+    [
+        ("    assert self.total_num_heads % tp_size == 0", "self.total_num_heads % tp_size"),
+        ("        assert tp_size % self.total_num_kv_heads == 0", "tp_size % self.total_num_kv_heads"),
+        ("    assert self.total_num_heads % self.attn_tp_size == 0", "self.total_num_heads % self.attn_tp_size"),
+    ],
+)
 def test_parallel_divisibility_assert_is_a_bad_parallel_size(assert_line, expression):
     lines = [
         "[2026-01-02 10:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
@@ -127,15 +134,19 @@ def test_an_unrelated_assert_is_not_a_parallel_size_problem(assert_line):
     assert classify(lines)["root_cause"] != "invalid_argument_value"
 
 
-@pytest.mark.parametrize("line, cause", [
-    ("RuntimeError: SGLang only supports sm75 and above.", "unsupported_gpu_arch"),
-    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
-     "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
-     "driver_cuda_mismatch"),
-])
+@pytest.mark.parametrize(
+    "line, cause",
+    [
+        ("RuntimeError: SGLang only supports sm75 and above.", "unsupported_gpu_arch"),
+        (
+            "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
+            "driver_cuda_mismatch",
+        ),
+    ],
+)
 def test_upstream_messages(line, cause):
-    result = _diagnose(["[2026-01-02 10:00:00 TP1] Scheduler hit an exception: Traceback (most recent call last):",
-                        line])
+    result = _diagnose(["[2026-01-02 10:00:00 TP1] Scheduler hit an exception: Traceback (most recent call last):", line])
     assert result["root_cause"] == cause
     if cause == "driver_cuda_mismatch":
         assert "fabricmanager" in result["fix"]
@@ -159,24 +170,32 @@ def test_a_crash_after_the_last_sign_of_life_is_not_healthy():
 
 
 def test_a_ready_line_then_an_uncatalogued_crash_is_not_healthy():
-    lines = ["[2026-01-02 10:00:00] The server is fired up and ready to roll!",
-             "[2026-01-02 10:05:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
-             "SomeNewError: nobody catalogued this yet"]
+    lines = [
+        "[2026-01-02 10:00:00] The server is fired up and ready to roll!",
+        "[2026-01-02 10:05:00 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        "SomeNewError: nobody catalogued this yet",
+    ]
     assert _diagnose(lines)["root_cause"] == "other"
 
 
 def test_a_failed_request_while_serving_goes_on_is_healthy():
-    lines = SERVING + [
-        "[2026-01-02 11:00:02] ERROR:    Exception in ASGI application",
-        "Traceback (most recent call last):",
-        "ValueError: bad request body",
-    ] + SERVING
+    lines = (
+        SERVING
+        + [
+            "[2026-01-02 11:00:02] ERROR:    Exception in ASGI application",
+            "Traceback (most recent call last):",
+            "ValueError: bad request body",
+        ]
+        + SERVING
+    )
     assert _diagnose(lines)["root_cause"] == "none"
 
 
 def test_a_runtime_failure_in_a_serving_tail_still_wins():
-    lines = SERVING + ["[2026-01-02 11:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
-                       "RuntimeError: Decode out of memory. Try to lower your batch size."]
+    lines = SERVING + [
+        "[2026-01-02 11:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+        "RuntimeError: Decode out of memory. Try to lower your batch size.",
+    ]
     assert _diagnose(lines)["root_cause"] == "kv_pool_exhausted_runtime"
 
 

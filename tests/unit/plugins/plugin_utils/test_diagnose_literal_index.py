@@ -54,8 +54,7 @@ def test_index_is_exact_on_the_corpus():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.text(alphabet="aZ_ .:-\t(", max_size=4), st.sampled_from(FRAGMENTS), st.booleans()),
-                min_size=1, max_size=4), st.text(max_size=6))
+@given(st.lists(st.tuples(st.text(alphabet="aZ_ .:-\t(", max_size=4), st.sampled_from(FRAGMENTS), st.booleans()), min_size=1, max_size=4), st.text(max_size=6))
 def test_index_is_exact_on_generated_lines(parts, tail):
     line = "".join(prefix + (fragment.upper() if upper else fragment) for prefix, fragment, upper in parts) + tail
     assert_exact([line, "xx" + line + "yy"])

@@ -15,8 +15,11 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog im
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
 
-INCIDENT = (pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "logs" / "incident"
-            / "attempt1-0.5.9-not-enough-memory.log").read_text(encoding="utf-8").splitlines()
+INCIDENT = (
+    (pathlib.Path(__file__).resolve().parents[3] / "fixtures" / "logs" / "incident" / "attempt1-0.5.9-not-enough-memory.log")
+    .read_text(encoding="utf-8")
+    .splitlines()
+)
 SGLANG_LINES = INCIDENT + [
     "[2026-01-01 00:00:00 TP1] Capturing batches (bs=160 avail_mem=0.21 GB)",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.",
@@ -51,8 +54,7 @@ line_strategy = st.one_of(
     st.sampled_from(SGLANG_LINES),
     st.binary(max_size=200).map(lambda b: b.decode("latin-1")),
 )
-decorated = st.builds(decorate, line_strategy, st.booleans(), st.booleans(), st.booleans(),
-                      st.one_of(st.none(), st.integers(0, 7)))
+decorated = st.builds(decorate, line_strategy, st.booleans(), st.booleans(), st.booleans(), st.one_of(st.none(), st.integers(0, 7)))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,13 +81,18 @@ def test_interleaving_keeps_the_root_cause(lines):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.one_of(st.none(), st.integers(), st.dictionaries(st.text(max_size=8), st.integers(), max_size=3),
-                 st.lists(st.text(max_size=5), max_size=3)),
-       st.one_of(st.none(), st.dictionaries(st.sampled_from(["verdict", "root_cause", "fixes", "budget", "message"]),
-                                            st.one_of(st.none(), st.text(max_size=10), st.integers(),
-                                                      st.lists(st.dictionaries(st.text(max_size=8),
-                                                                               st.text(max_size=8), max_size=2),
-                                                               max_size=2)))))
+@given(
+    st.one_of(st.none(), st.integers(), st.dictionaries(st.text(max_size=8), st.integers(), max_size=3), st.lists(st.text(max_size=5), max_size=3)),
+    st.one_of(
+        st.none(),
+        st.dictionaries(
+            st.sampled_from(["verdict", "root_cause", "fixes", "budget", "message"]),
+            st.one_of(
+                st.none(), st.text(max_size=10), st.integers(), st.lists(st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=2), max_size=2)
+            ),
+        ),
+    ),
+)
 def test_malformed_tail_and_budget_shapes(unit, budget):
     tail = {"log": {"exists": True, "lines": INCIDENT, "mtime": 5.0, "marker": None}, "unit": unit}
     assert_valid(diagnose(tail, since_marker=True, budget=budget))
@@ -111,16 +118,40 @@ def test_read_tail_on_random_bytes(tmp_path, data, max_bytes, lines, marker):
     assert_valid(diagnose({"log": result}, since_marker=True))
 
 
-_anything = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20),
-                      st.lists(st.text(max_size=20), max_size=3), st.dictionaries(st.text(max_size=5),
-                                                                                  st.text(max_size=5), max_size=2))
+_anything = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    st.lists(st.text(max_size=20), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=2),
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.fixed_dictionaries({}, optional={k: _anything for k in ("exists", "lines", "marker", "mtime", "path")}),
-       st.fixed_dictionaries({}, optional={k: _anything for k in (
-           "active_state", "result", "invocation_id", "start_time", "journal", "kernel_oom", "exit_code", "signal",
-           "exec_main_code", "start_limit_hit", "name")}),
-       st.booleans())
+@given(
+    st.fixed_dictionaries({}, optional={k: _anything for k in ("exists", "lines", "marker", "mtime", "path")}),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            k: _anything
+            for k in (
+                "active_state",
+                "result",
+                "invocation_id",
+                "start_time",
+                "journal",
+                "kernel_oom",
+                "exit_code",
+                "signal",
+                "exec_main_code",
+                "start_limit_hit",
+                "name",
+            )
+        },
+    ),
+    st.booleans(),
+)
 def test_malformed_field_values(log, unit, since_marker):
     assert_valid(diagnose({"log": log, "unit": unit}, since_marker=since_marker))

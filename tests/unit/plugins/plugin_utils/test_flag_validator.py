@@ -32,10 +32,25 @@ INCIDENT = {
     "mamba_full_memory_ratio": 0.5,
 }
 INCIDENT_ARGV = [
-    "--model-path", "/models/Qwen3.6-27B", "--tp-size", "2", "--mem-fraction-static", "0.85",
-    "--context-length", "65536", "--enable-torch-compile", "--speculative-algorithm", "NEXTN",
-    "--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
-    "--mamba-full-memory-ratio", "0.5",
+    "--model-path",
+    "/models/Qwen3.6-27B",
+    "--tp-size",
+    "2",
+    "--mem-fraction-static",
+    "0.85",
+    "--context-length",
+    "65536",
+    "--enable-torch-compile",
+    "--speculative-algorithm",
+    "NEXTN",
+    "--speculative-num-steps",
+    "3",
+    "--speculative-eagle-topk",
+    "1",
+    "--speculative-num-draft-tokens",
+    "4",
+    "--mamba-full-memory-ratio",
+    "0.5",
 ]
 
 
@@ -132,8 +147,10 @@ def test_prefix_only_names_are_rejected_not_passed_through(version, key, complet
 def test_ambiguous_prefix_on_0_5_23_is_rejected():
     # No supported version has a flag spelled exactly --cuda-graph-max: a pure prefix ambiguity in 0.5.23.
     message = str(error_of({"model_path": "/m", "--cuda-graph-max": 8}, "0.5.23"))
-    assert ("`--cuda-graph-max` is not a complete SGLang 0.5.23 flag but an ambiguous abbreviation of "
-            "--cuda-graph-max-bs-decode or --cuda-graph-max-bs-prefill or --cuda-graph-max-seq-len-prefill") in message
+    assert (
+        "`--cuda-graph-max` is not a complete SGLang 0.5.23 flag but an ambiguous abbreviation of "
+        "--cuda-graph-max-bs-decode or --cuda-graph-max-bs-prefill or --cuda-graph-max-seq-len-prefill"
+    ) in message
     # On 0.5.9 the same prefix is unambiguous, and still rejected rather than silently expanded.
     assert "only an abbreviation of --cuda-graph-max-bs" in str(error_of({"model_path": "/m", "--cuda-graph-max": 8}, "0.5.9"))
 
@@ -198,8 +215,7 @@ def test_required_check_can_be_skipped_for_partial_args():
 
 
 def test_list_flags_take_lists_and_json_flags_take_mappings():
-    argv = sglang_argv({"model_path": "/m", "cuda_graph_bs": [1, 2, 4], "json_model_override_args": {"a": {"b": 1}}},
-                       "0.5.9")
+    argv = sglang_argv({"model_path": "/m", "cuda_graph_bs": [1, 2, 4], "json_model_override_args": {"a": {"b": 1}}}, "0.5.9")
     assert argv[2:] == ["--cuda-graph-bs", "1", "2", "4", "--json-model-override-args", '{"a":{"b":1}}']
     message = str(error_of({"model_path": "/m", "cuda_graph_bs": [1, "x"]}, "0.5.9"))
     assert "`cuda_graph_bs` (--cuda-graph-bs) expects an integer" in message

@@ -1,5 +1,6 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """GPU memory holders: only this unit's own processes may be stopped, and only by unit."""
+
 import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import (
@@ -31,14 +32,17 @@ def test_cgroup_paths_reads_v1_and_v2_lines():
     assert cgroup_paths("") == []
 
 
-@pytest.mark.parametrize("text,expected", [
-    (V2_OWN, True),
-    (V1_OWN, True),
-    ("0::/system.slice/sglang.service/child\n", True),
-    ("0::/system.slice/sglang.service-old\n", False),  # a prefix of the name is another unit
-    (V2_OTHER, False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        (V2_OWN, True),
+        (V1_OWN, True),
+        ("0::/system.slice/sglang.service/child\n", True),
+        ("0::/system.slice/sglang.service-old\n", False),  # a prefix of the name is another unit
+        (V2_OTHER, False),
+        (None, False),
+    ],
+)
 def test_in_control_group(text, expected):
     assert in_control_group(text, GROUP) is expected
 
@@ -72,8 +76,7 @@ def test_a_python3_outside_the_unit_is_foreign_whatever_its_name():
     result = classify_gpu_holders(procs, UNIT, GROUP, 4000, {4100: V2_OWN, 777: V2_OTHER}, GPUS)
     assert result["action"] == FAIL
     assert [h["pid"] for h in result["foreign"]] == [777]
-    assert "PID 777 (python3) holds 20480 MiB on GPU 0 (NVIDIA RTX A6000, GPU-aaaa), not part of sglang.service" \
-        in result["message"]
+    assert "PID 777 (python3) holds 20480 MiB on GPU 0 (NVIDIA RTX A6000, GPU-aaaa), not part of sglang.service" in result["message"]
     assert "never kills by name" in result["message"]
 
 
@@ -103,8 +106,11 @@ def test_unknown_gpu_and_missing_memory_are_described_not_crashed():
 
 def test_memory_of_the_units_own_holders_counts_as_free_for_the_budget():
     from ansible_collections.llmops.sglang.plugins.plugin_utils.gpu_holders import gpus_after_stopping
-    gpus = [dict(GPUS[0], memory_total_mib=49140, memory_used_mib=45000, memory_free_mib=4140),
-            dict(GPUS[1], memory_total_mib=49140, memory_used_mib=10, memory_free_mib=49130)]
+
+    gpus = [
+        dict(GPUS[0], memory_total_mib=49140, memory_used_mib=45000, memory_free_mib=4140),
+        dict(GPUS[1], memory_total_mib=49140, memory_used_mib=10, memory_free_mib=49130),
+    ]
     own = [holder(4100, "GPU-aaaa", mib=40000), holder(4101, "GPU-aaaa", mib=4000)]
     adjusted = gpus_after_stopping(gpus, own)
     assert adjusted[0]["memory_free_mib"] == 48140 and adjusted[0]["memory_used_mib"] == 1000

@@ -39,10 +39,8 @@ PROVENANCE = {
     },
 }
 MIN_CASES = 200
-CASE_KEYS = {"id", "model", "gpu", "pre_model_load_gib", "server_args", "env", "weights", "resolved",
-             "result", "error", "log_lines"}
-WEIGHT_KEYS = {"target_param_bytes", "target_buffer_bytes", "draft_param_bytes", "draft_buffer_bytes",
-               "resident_bytes", "source"}
+CASE_KEYS = {"id", "model", "gpu", "pre_model_load_gib", "server_args", "env", "weights", "resolved", "result", "error", "log_lines"}
+WEIGHT_KEYS = {"target_param_bytes", "target_buffer_bytes", "draft_param_bytes", "draft_buffer_bytes", "resident_bytes", "source"}
 KV_LINE = re.compile(r"KV Cache is allocated\..*#tokens: (\d+)")
 MAMBA_LINE = re.compile(r"Mamba Cache is allocated\. max_mamba_cache_size: (\d+)")
 
@@ -185,8 +183,7 @@ def test_the_incident_itself(fixture):
     if version == "0.5.23":
         res = by_id["incident-0523-base"]["result"]
         # oracle-0.5.23.md says 204,134; the real load path also pre-expands the RoPE caches (8.3 MB)
-        assert (res["max_total_num_tokens"], res["max_mamba_cache_size"], res["max_running_requests"]) == \
-            (203881, 40, 8)
+        assert (res["max_total_num_tokens"], res["max_mamba_cache_size"], res["max_running_requests"]) == (203881, 40, 8)
         assert by_id["incident-0523-base"]["weights"]["source"] == "meta-build"
     else:
         for cid in ("incident-059-attempt1", "incident-059-attempt2", "incident-059-attempt3"):
@@ -307,12 +304,11 @@ SUBSET_PROVENANCE = {
 MIN_SUBSET_CASES = 150
 # Up to 0.5.13.post1 the target's pools are sized inside its ModelRunner, before the scheduler
 # builds the draft worker (bench/oracle/cases.py: draft_resident_at_sizing).
-DRAFT_BUILT_AFTER_TARGET_POOLS = {"0.5.10", "0.5.10.post1", "0.5.11", "0.5.12", "0.5.12.post1", "0.5.13",
-                                  "0.5.13.post1"}
+DRAFT_BUILT_AFTER_TARGET_POOLS = {"0.5.10", "0.5.10.post1", "0.5.11", "0.5.12", "0.5.12.post1", "0.5.13", "0.5.13.post1"}
 
 
 def test_every_fixture_file_has_its_provenance():
-    present = {p.name[len("sglang-"):-len(".json")] for p in FIXTURES.glob("sglang-*.json")}
+    present = {p.name.removeprefix("sglang-").removesuffix(".json") for p in FIXTURES.glob("sglang-*.json")}
     assert present == set(PROVENANCE) | set(SUBSET_PROVENANCE)
 
 
@@ -343,7 +339,7 @@ def test_subset_keeps_every_incident_row_and_edge_case(subset_fixture):
     version, data = subset_fixture
     ids = {c["id"] for c in data["cases"]}
     noted = _load("0.5.9" if version in DRAFT_BUILT_AFTER_TARGET_POOLS else "0.5.23")["cases"]
-    want = {c["id"] for c in noted if not c["id"].startswith(("gen-", "arch-"))}   # arch-: the noted releases' grid
+    want = {c["id"] for c in noted if not c["id"].startswith(("gen-", "arch-"))}  # arch-: the noted releases' grid
     assert want <= ids, sorted(want - ids)
     assert not [c["id"] for c in data["cases"] if "notes_expect" in c or "notes_deviation" in c]
 

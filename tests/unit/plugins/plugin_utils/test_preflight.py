@@ -61,12 +61,15 @@ def test_declared_gpus_get_positional_indices():
     assert [g["index"] for g in gpus] == [0, 1]
 
 
-@pytest.mark.parametrize("gpus, match", [
-    ({"available": False, "gpus": [], "msg": "nvidia-smi not found"}, "found no GPU.*declare"),
-    ({"foo": 1}, "nvidia_gpu_info result"),
-    ([], "non-empty list"),
-    (["A6000"], r"gpus\[0\]"),
-])
+@pytest.mark.parametrize(
+    "gpus, match",
+    [
+        ({"available": False, "gpus": [], "msg": "nvidia-smi not found"}, "found no GPU.*declare"),
+        ({"foo": 1}, "nvidia_gpu_info result"),
+        ([], "non-empty list"),
+        (["A6000"], r"gpus\[0\]"),
+    ],
+)
 def test_bad_gpu_inputs_are_named(gpus, match):
     with pytest.raises(preflight.PreflightInputError, match=match):
         preflight.normalize_gpus(gpus)
@@ -77,10 +80,16 @@ def test_selecting_a_gpu_that_does_not_exist():
         preflight.normalize_gpus(NVIDIA_GPU_INFO, ["3"])
 
 
-@pytest.mark.parametrize("verdict, fail_on, fails", [
-    ("fails", "error", True), ("degraded", "error", False), ("degraded", "warning", True),
-    ("fits", "warning", False), ("fails", "never", False),
-])
+@pytest.mark.parametrize(
+    "verdict, fail_on, fails",
+    [
+        ("fails", "error", True),
+        ("degraded", "error", False),
+        ("degraded", "warning", True),
+        ("fits", "warning", False),
+        ("fails", "never", False),
+    ],
+)
 def test_fail_on_matrix(verdict, fail_on, fails):
     assert preflight.should_fail(verdict, fail_on) is fails
 
@@ -95,8 +104,7 @@ BUDGET = {
     ],
     "budget": {"totals": {"mem_fraction_static": 0.85, "min_viable_mem_fraction_static": 0.904}},
     "fixes": [
-        {"changes": {"max_running_requests": 32}, "verdict": "fits", "max_total_num_tokens": 106655,
-         "max_running_requests": 32, "summary": "cap concurrency"},
+        {"changes": {"max_running_requests": 32}, "verdict": "fits", "max_total_num_tokens": 106655, "max_running_requests": 32, "summary": "cap concurrency"},
         {"changes": {"speculative_algorithm": None}, "verdict": "fits", "summary": "no speculation"},
     ],
 }
@@ -120,5 +128,4 @@ def test_failure_message_is_one_line_with_root_cause_wrong_fix_and_best_fix():
 
 
 def test_flag_changes_render_removals_and_booleans():
-    assert preflight.flag_changes({"speculative_algorithm": None, "enable_torch_compile": True}) == \
-        "drop --speculative-algorithm --enable-torch-compile"
+    assert preflight.flag_changes({"speculative_algorithm": None, "enable_torch_compile": True}) == "drop --speculative-algorithm --enable-torch-compile"

@@ -60,9 +60,16 @@ def test_launch_plan_refuses_a_secret_added_later():
         launch_plan(dict(MODEL, api_key="s3cret"), "0.5.9")
 
 
-@pytest.mark.parametrize("host, url", [("0.0.0.0", "http://127.0.0.1:30000"), ("localhost", "http://127.0.0.1:30000"),
-                                       ("::", "http://[::1]:30000"), ("fd00::7", "http://[fd00::7]:30000"),
-                                       ("10.0.0.5", "http://10.0.0.5:30000")])
+@pytest.mark.parametrize(
+    "host, url",
+    [
+        ("0.0.0.0", "http://127.0.0.1:30000"),
+        ("localhost", "http://127.0.0.1:30000"),
+        ("::", "http://[::1]:30000"),
+        ("fd00::7", "http://[fd00::7]:30000"),
+        ("10.0.0.5", "http://10.0.0.5:30000"),
+    ],
+)
 def test_probe_url(host, url):
     assert probe_url(host, 30000) == url
 
@@ -81,16 +88,22 @@ def test_autotune_takes_the_first_fix_within_every_bound():
     # tp_size needs other GPUs, 4 requests is under the floor, 0.95 over the ceiling, fp8 KV lowers precision
     assert pick_autotune_fix(FIXES, 8, 0.92)["changes"] == {"max_running_requests": 16}
     assert pick_autotune_fix(FIXES, 8, 0.92, ("none", "quality"))["changes"] == {"kv_cache_dtype": "fp8_e4m3"}
-    assert pick_autotune_fix(FIXES[:4] + FIXES[5:], 8, 0.92, ("none", "speed"))["changes"] == {
-        "speculative_algorithm": None}
+    assert pick_autotune_fix(FIXES[:4] + FIXES[5:], 8, 0.92, ("none", "speed"))["changes"] == {"speculative_algorithm": None}
     assert pick_autotune_fix(FIXES[:4], 8, 0.92) is None
     assert pick_autotune_fix([{"changes": {}, "verdict": "fits", "side_effect": "none"}, "junk"], 8, 0.92) is None
 
 
 def test_incident_fixes_carry_their_side_effect():
     gpus = [{"index": i, "name": "NVIDIA RTX A6000", "memory_total_mib": 49140} for i in range(2)]
-    args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN",
-            "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    args = {
+        "tp_size": 2,
+        "mem_fraction_static": 0.85,
+        "context_length": 65536,
+        "speculative_algorithm": "NEXTN",
+        "speculative_num_steps": 3,
+        "speculative_eagle_topk": 1,
+        "speculative_num_draft_tokens": 4,
+    }
     fixes = find_fixes(load_model_dir(str(CONFIGS / "Qwen__Qwen3.6-27B")), gpus, args, "0.5.9")
     effects = {tuple(sorted(f["changes"])): f["side_effect"] for f in fixes}
     assert effects[("max_running_requests",)] == "none"

@@ -19,8 +19,11 @@ MODEL = {"model_path": "/srv/models/Qwen3-8B"}
 
 
 def test_a_string_flag_that_would_inject_a_unit_line_is_refused_naming_the_flag():
-    with pytest.raises(ServiceLaunchError, match=r"^served_model_name in sglang_service_server_args holds the control "
-                                                 r"character '\\n' at offset 1"):
+    with pytest.raises(
+        ServiceLaunchError,
+        match=r"^served_model_name in sglang_service_server_args holds the control "
+        r"character '\\n' at offset 1",
+    ):
         merge_service_args(dict(MODEL, served_model_name=INJECTION), {}, "0.5.9")
     with pytest.raises(AnsibleFilterError, match="served_model_name in sglang_service_extra_args holds the control"):
         sglang_service_args(MODEL, "0.5.9", extra_args={"--served-model-name": INJECTION})

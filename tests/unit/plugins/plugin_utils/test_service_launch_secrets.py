@@ -82,8 +82,9 @@ def test_a_secret_flag_is_refused_in_the_server_args_in_every_spelling(catalog, 
             launch_plan(dict(MODEL, **{spelling: "fake-secret-value"}), version)
 
 
-@pytest.mark.parametrize("catalog,flag", [cf for cf in SECRET_FLAGS if cf[1]["field"] != "api_key"],
-                         ids=lambda x: x.name if isinstance(x, pathlib.Path) else x["field"])
+@pytest.mark.parametrize(
+    "catalog,flag", [cf for cf in SECRET_FLAGS if cf[1]["field"] != "api_key"], ids=lambda x: x.name if isinstance(x, pathlib.Path) else x["field"]
+)
 def test_a_secret_flag_goes_to_the_secrets_file_under_its_option_name(catalog, flag):
     config = secrets_config({flag["field"]: "fake-secret-value"}, "the-api-key", _version(catalog))
     assert config == {"api-key": "the-api-key", flag["option_strings"][0][2:]: "fake-secret-value"}

@@ -4,7 +4,8 @@
 Against the stand-ins of demo_env.py: fakepve (the PVE API, schema-validated, permissions on, verified TLS),
 a fake node over loopback SSH with a `pct` stand-in, and a podman container with systemd as PID 1 standing in
 for LXC 129. No GPU: the service is configured but not started (sglang_service_enabled false), as in `make demo`.
-The first run must change things; the second must change nothing.
+The first run must change things. Under ``make test-full`` (LLMOPS_E2E_FULL=1) a second run must change nothing;
+``make test`` leaves that to the molecule scenarios' idempotence steps, to stay within CI's time budget.
 """
 
 import glob
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.join(demo_env.REPO, "scripts"))
 import secret_scan  # noqa: E402 (scripts/ is not a package)
 
 ansible_runner = pytest.importorskip("ansible_runner")
+FULL = os.environ.get("LLMOPS_E2E_FULL") == "1"
 
 FIXED_ARGS = {
     "served_model_name": "qwen3.6-27b",
@@ -144,6 +146,8 @@ def test_deploy_changes_then_is_idempotent(standins, tmp_path):
     assert any("/dev/nvidia0" in d for d in devices) and any("/dev/nvidia1" in d for d in devices)
     assert any("/dev/nvidia-uvm" in d for d in devices)
 
+    if not FULL:
+        return
     second = run_job(standins, tmp_path, "second")[0]
     assert second.status == "successful", second.stdout.read()[-4000:]
     assert second.stats["changed"].get("sglang-qwen36", 0) == 0, [

@@ -16,9 +16,11 @@ with ``set -euo pipefail``, from the checkout, with HOME set to a fresh director
   ``inventory/group_vars/all/standins.yml``, that a real site does not have; the README's files lose to it
   nowhere, since group_vars/all has the lowest precedence of the inventory.
 
-The deploy runs the collection installed from the built tarball, never the checkout. It follows the AWX-way
-deploy of test_deploy_runner.py on the same stand-ins when both run (CT 129 then exists), and runs from scratch
-when alone.
+Everything runs the collection installed from the built tarball, never the checkout. ``make test`` runs the
+quickstart up to and including the preflight; the deploy line runs under ``make test-full`` (LLMOPS_E2E_FULL=1),
+after the AWX-way deploy of test_deploy_runner.py on the same stand-ins when both run (CT 129 then exists), from
+scratch when alone: a deploy through the container connection takes 4 to 5 minutes, more than CI's time budget
+leaves.
 """
 
 import json
@@ -32,6 +34,9 @@ import pytest
 import yaml
 
 import demo_env
+
+FULL = os.environ.get("LLMOPS_E2E_FULL") == "1"
+DEPLOY = "ansible-playbook -i inventory llmops.sglang.deploy"
 
 README = os.path.join(demo_env.REPO, "README.md")
 TOKEN_USER = "llmops@pve"
@@ -124,8 +129,8 @@ def standins_vars(settings):
     )
 
 
-def quickstart_script(blocks, settings, secret, home):
-    """One bash script: the README's blocks in order, each line echoed before it runs."""
+def quickstart_script(blocks, settings, secret, home, deploy):
+    """One bash script: the README's blocks in order, each line echoed before it runs; the deploy line only if deploy."""
     values = site_values(secret)
     out = ["set -euo pipefail", "cd %s" % shlex.quote(demo_env.REPO)]
     wired = False
@@ -141,6 +146,8 @@ def quickstart_script(blocks, settings, secret, home):
                 wired = True
         elif lang == "bash" and info != "pve-node":
             for line in body.splitlines():
+                if line == DEPLOY and not deploy:
+                    break
                 line = bash_line_for_standins(line, settings)
                 out.append("echo %s" % shlex.quote("+ " + line))
                 out.append(line)
@@ -174,12 +181,12 @@ def test_the_quickstart_parses_into_what_the_run_needs():
 
 @pytest.mark.e2e
 @pytest.mark.skipif(_missing_prerequisites() is not None, reason=str(_missing_prerequisites()))
-def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path):
+def test_the_readme_quickstart_runs_as_written_from_the_tarball(demo_standins, tmp_path):
     settings = demo_standins
     blocks = quickstart_blocks()
     home = str(tmp_path / "home")
     os.makedirs(home)
-    script = quickstart_script(blocks, settings, settings["quickstart_token_secret"], home)
+    script = quickstart_script(blocks, settings, settings["quickstart_token_secret"], home, deploy=FULL)
     env = {name: value for name, value in os.environ.items() if not name.startswith(("ANSIBLE_", "PY_COLORS")) and name not in ("HOME", "VIRTUAL_ENV")}
     env.update(HOME=home, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"], ANSIBLE_NOCOLOR="true", LLMOPS_DEMO_STATE=settings["state"])
     run = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=False, timeout=1800)
@@ -190,7 +197,7 @@ def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path)
 
     installed = os.path.join(home, "llmops", "collections", "ansible_collections", "llmops", "sglang")
     assert os.path.isfile(os.path.join(installed, "MANIFEST.json")) and not os.path.islink(installed)
-    preflight, deploy = log.split("+ ansible-playbook -i inventory llmops.sglang.deploy", 1)
+    preflight, deploy = (log.split("+ " + DEPLOY, 1) + [""])[:2]
     assert "Replay SGLang's startup memory accounting" in preflight
     assert re.search(r"sglang-qwen36\s*: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", preflight), preflight[-3000:]
     listed = subprocess.run(
@@ -202,10 +209,13 @@ def test_the_readme_quickstart_deploys_from_the_tarball(demo_standins, tmp_path)
     ).stdout
     assert list(json.loads(listed)) == [os.path.dirname(os.path.dirname(installed))], listed
     assert "none: fits: SGLang 0.5.9, Qwen3_5ForConditionalGeneration, TP 2" in preflight, preflight[-3000:]
-    # The node's tasks are delegated from the container's host, so the container's recap line covers them.
-    assert re.search(r"sglang-qwen36\s*: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", deploy), deploy[-3000:]
     with open(os.path.join(home, "llmops", "inventory", "group_vars", "sglang_containers", "vault.yml")) as handle:
         assert handle.read().startswith("$ANSIBLE_VAULT;")
+    if not FULL:
+        assert not deploy
+        return
+    # The node's tasks are delegated from the container's host, so the container's recap line covers them.
+    assert re.search(r"sglang-qwen36\s*: ok=\d+\s+changed=\d+\s+unreachable=0\s+failed=0", deploy), deploy[-3000:]
 
     state = json.loads(
         subprocess.run(

@@ -26,7 +26,7 @@ MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubs
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
-	@echo "make test       unit tests, ansible-lint, ansible-test sanity, the ansible-core matrix, build, the installed artifact, galaxy-importer, ansible-doc, integration, molecule"
+	@echo "make test       ruff, unit tests, ansible-lint, ansible-test sanity, build, the installed artifact, galaxy-importer, ansible-doc, the docs lint, then integration and molecule with the ansible-core matrix beside them"
 	@echo "make test-full  make test plus the deploys CI has no time for: the AWX-way rerun, the README quickstart's deploy, molecule default"
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
 	@echo "make catalogs   regenerate the SGLang flag, architecture and metric catalogs and pins of every registry release from the real wheels"
@@ -109,8 +109,8 @@ sanity: venv link
 
 # The ansible-core version matrix (noxfile.py, antsibull-nox): sanity and the core-dependent unit tests under every
 # supported ansible-core that meta/runtime.yml admits, besides the main venv's 2.21 (make sanity, make units). One
-# venv per core (its pins: requirements/core-matrix/2.N.txt) under .build/core-matrix; the cores run side by side
-# (-j2), each one's output printed when it ends. Each gets its own HOME, so that two ansible-tests never build the
+# venv per core (its pins: requirements/core-matrix/2.N.txt) under .build/core-matrix; alone, the cores run side by
+# side (-j2), each one's output printed when it ends; inside make test one at a time (see test). Each gets its own HOME, so that two ansible-tests never build the
 # same sanity venv (~/.ansible/test/venv) at once; they share the pip cache. The collections galaxy.yml depends on
 # come from the main venv's ansible bundle.
 CORE_MATRIX := $(basename $(notdir $(wildcard requirements/core-matrix/*.txt)))
@@ -133,7 +133,7 @@ VERSION := $(shell sed -n 's/^version: *//p' galaxy.yml)
 TARBALL := .build/dist/llmops-sglang-$(VERSION).tar.gz
 
 # The tarball installed offline into an empty collections path, then the plays (by FQCN), a filter, a role's doc
-# and an action group run from there only: scripts/artifact_check.sh (its functions install the artifact).
+# and an action group run from there only: scripts/artifact_check.sh.
 artifact: build
 	bash scripts/artifact_check.sh $(TARBALL)
 

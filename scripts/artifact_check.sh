@@ -3,12 +3,12 @@
 # the plays and plugins from there only (never the checkout's .build/collections link). Used by `make artifact`.
 #
 #   bash scripts/artifact_check.sh [TARBALL]     # builds .build/dist/llmops-sglang-<version>.tar.gz when not given
-#   source scripts/artifact_check.sh             # defines artifact_build and artifact_install, runs nothing
 #
 # The install needs no Galaxy: `ansible-galaxy collection install --offline` resolves the dependencies of
 # galaxy.yml (community.proxmox, community.general, ansible.posix) against the collections already installed,
 # here the `ansible` bundle's in site-packages, and fails when a version there does not meet galaxy.yml.
 
+set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Files the plays and plugins read at runtime must ship; so must these, whatever build_ignore says.
 RUNTIME_DIRS=(plugins roles playbooks meta inventories awx dashboards execution-environment.yml)
@@ -139,7 +139,4 @@ EOF
     "rc 2 (mamba_pool_too_small), with max_running_requests 32 rc 0; group/llmops.sglang.sglang module_defaults"
 }
 
-if [ "${BASH_SOURCE[0]}" = "$0" ]; then
-  set -euo pipefail
-  main "$@"
-fi
+main "$@"

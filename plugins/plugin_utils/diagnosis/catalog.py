@@ -37,15 +37,7 @@ PHASES = (
     "unknown",
 )
 
-# Start-up progress, in order. A failure is attributed to the last phase the log reached.
-PROGRESS = (
-    ("args", re.compile(r"server_args=ServerArgs\(|server_args=\{")),
-    ("weight_load", re.compile(r"Load weight begin\.")),
-    ("memory_pool", re.compile(r"Load weight end\.|Using KV cache dtype")),
-    ("cuda_graph", re.compile(r"Capture (?:cuda graph|target \w+ CUDA graph|draft \w+ CUDA graph) begin|Capturing batches \(")),
-    ("warmup", re.compile(r"max_total_num_tokens=\d+, chunked_prefill_size=|Uvicorn running on|Application startup complete")),
-    ("serving", re.compile(r"The server is fired up and ready to roll!")),
-)
+# The start-up milestones (where a log stopped, the phase a failure happened in) are in timeline.py.
 
 OOM_RE = re.compile(
     r"torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation"
@@ -122,8 +114,11 @@ CATALOG = (
         id="none",
         phase="serving",
         title="healthy start",
-        explanation="The server reached 'The server is fired up and ready to roll!' and nothing failed after it.",
-        fix=("nothing to fix",),
+        explanation=(
+            "The log shows no failure: the launch is still starting (reached says how far it got: the last start-up "
+            "milestone and its phase), reached 'The server is fired up and ready to roll!', or is serving requests."
+        ),
+        fix=("nothing to fix; a start that is still going goes on to 'The server is fired up and ready to roll!' (the phase says where it is)",),
         verify="curl -fsS http://127.0.0.1:<port>/health",
         patterns=(
             # 0.5.9 entrypoints/http_server.py:1836, grpc_server.py:1179; 0.5.23 entrypoints/http_server.py:2600

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import string
+from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import (
     CATALOG,
@@ -20,10 +21,13 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog im
     EXCEPTION_RE,
     HIGH_SCORE,
     MIN_SCORE,
-    PROGRESS,
+    OOM_RE,
     WRAPPER_RE,
 )
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_index import LiteralIndex
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import COMPILED as MILESTONE_REGEXES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import ORDER, line_ranks
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import build as build_timeline
 
 MAX_LINE = 4096
 MAX_LINES = 5000
@@ -31,8 +35,31 @@ MAX_LINES = 5000
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _QUOTE_RE = re.compile(r"^(?:\s*>\s?)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_HTTP_UP_RE = re.compile(r"Uvicorn running on https?://")
-_NONE_INDEX = next(index for index, cause in enumerate(CATALOG) if cause.id == "none")
+_INDEX = {cause.id: index for index, cause in enumerate(CATALOG)}
+_NONE_INDEX = _INDEX["none"]
+# The timeline phase a CUDA OOM was raised in -> the OOM cause whose fix is the one for that phase: before the
+# weights are loaded it is the weights; once they are (pool allocation, attention workspace, graph capture) it is
+# the memory left outside --mem-fraction-static; after start-up (warm-up, serving) it is activations.
+OOM_BY_PHASE = {
+    "args": "cuda_oom_weights",
+    "model_load": "cuda_oom_weights",
+    "multi_gpu": "cuda_oom_weights",
+    "weight_load": "cuda_oom_weights",
+    "memory_pool": "cuda_oom_cuda_graph",
+    "cuda_graph": "cuda_oom_cuda_graph",
+    "warmup": "cuda_oom_runtime",
+    "serving": "cuda_oom_runtime",
+}
+# A rank that waits on its peers; the failure is theirs. "TP rank N could finish the model loading, but there are
+# other ranks that didn't finish loading": 0.4.6.post5 model_executor/model_runner.py:591, 0.5.2:799, 0.5.9:1081,
+# 0.5.23 model_executor/model_runner_components/load_model_utils.py:394; torch ProcessGroupGloo.cpp
+# monitoredBarrier: "[Rank 0]: Rank(s) 1, 2 failed to pass monitoredBarrier in T ms" on rank 0, "Please check rank
+# 0 logs for faulty rank" on the others; ProcessGroupNCCL's watchdog when a collective times out.
+PEER_WAIT_RE = re.compile(
+    r"could finish the model loading, but there are other ranks that didn't finish loading|"
+    r"Ranks? (\d+(?:, \d+)*) failed to pass monitoredBarrier|Please check rank 0 logs for faulty rank|"
+    r"Watchdog caught collective operation timeout"
+)
 _HYBRID_CLASS_RE = re.compile(r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2")
 
 
@@ -140,78 +167,113 @@ class _Compiled:
                 items.append((("r", c_index), cause.requires, re.IGNORECASE))
         for n_index, (_name, regex, _convert) in enumerate(NUMBER_PATTERNS):
             items.append((("n", n_index), regex.pattern, regex.flags))
-        for g_index, (_stage, regex) in enumerate(PROGRESS):
+        for g_index, (_name, regex) in enumerate(MILESTONE_REGEXES):
             items.append((("g", g_index), regex.pattern, regex.flags))
-        items.append((("u", 0), _HTTP_UP_RE.pattern, 0))
         items.append((("c", 0), CRASH_RE.pattern, CRASH_RE.flags))
         items.append((("x", 0), EXCEPTION_RE.pattern, EXCEPTION_RE.flags))
+        items.append((("o", 0), OOM_RE.pattern, OOM_RE.flags))
+        items.append((("w", 0), PEER_WAIT_RE.pattern, PEER_WAIT_RE.flags))
         self.index = LiteralIndex(items)
 
 
 _COMPILED = _Compiled()
 
 
-def _scan(lines):
-    """One pass over the lines: pattern hits per cause, numbers, start-up progress, the ready line and the last
-    sign of life / of a crash."""
-    hits = {}  # cause index -> {label: (weight, first line index, wrapper)}
-    warnings = []  # (cause index, label) of hits on warning lines
-    gates = set()
-    numbers = {}
-    order = [name for name, _regex in PROGRESS]
-    reached = -1
-    ready = -1
-    alive = -1
-    crash = -1
+@dataclass
+class _Scan:
+    """What one pass over the lines found. Hit tables map cause index -> {label: (weight, first line, wrapper)};
+    per-rank tables are filled only when the log has several ranks."""
+
+    hits: dict = field(default_factory=dict)
+    rank_hits: dict = field(default_factory=dict)  # rank -> hit table
+    gates: set = field(default_factory=set)
+    numbers: dict = field(default_factory=dict)
+    milestones: list = field(default_factory=list)  # (line, milestone name)
+    up: int = -1  # the last ready / HTTP-server-up line
+    crashed: bool = False  # a rank's last crash line comes after its last sign of life
+    first_crash: dict = field(default_factory=dict)  # rank -> first crash line
+    first_oom: dict = field(default_factory=dict)  # rank -> first CUDA OOM line
+    peer_wait: dict = field(default_factory=dict)  # rank -> (line, peer ranks it names)
+
+
+def _record(table, c_index, label, weight, index, wrapper):
+    best = table.setdefault(c_index, {})
+    known = best.get(label)
+    if known is None or weight > known[0]:
+        best[label] = (weight, index, wrapper)
+
+
+def _scan(lines, ranks, per_rank):
+    """One pass over the lines: pattern hits per cause (and per rank), numbers, the start-up milestones, the ready
+    line, crash lines and signs of life per rank."""
+    found = _Scan()
+    warnings = []  # (rank or None, cause index, label) of hits on warning lines
+    life = -1  # the last line that shows the server serving (ready line, batch lines, answered requests)
+    rank_life = {}  # rank -> its last milestone or sign of life
+    rank_crash = {}  # rank -> its last crash line
     exception = -1
     per_line = _COMPILED.index.keys_per_line([line.lower() for line in lines])
     for index, line in enumerate(lines):
         keys = per_line[index]
         if not keys:
             continue
+        rank = ranks[index]
+        table = found.rank_hits.setdefault(rank, {}) if per_rank else None
         for kind, k in sorted(keys):
             if kind == "p":
                 c_index, regex, weight, label, wrapper, warning = _COMPILED.patterns[k]
-                best = hits.setdefault(c_index, {})
                 if c_index == _NONE_INDEX:
-                    if not regex.search(line):
-                        continue
-                    alive = index
-                    if label not in best:
-                        best[label] = (weight, index, wrapper)
-                elif (label not in best or weight > best[label][0]) and regex.search(line):
-                    best[label] = (weight, index, wrapper)
+                    if regex.search(line):
+                        life = rank_life[rank] = index
+                        found.hits.setdefault(c_index, {}).setdefault(label, (weight, index, wrapper))
+                    continue
+                known = found.hits.get(c_index, {}).get(label)
+                known_here = table.get(c_index, {}).get(label) if per_rank else known
+                if (known is None or weight > known[0] or known_here is None or weight > known_here[0]) and regex.search(line):
+                    _record(found.hits, c_index, label, weight, index, wrapper)
+                    if per_rank:
+                        _record(table, c_index, label, weight, index, wrapper)
                     if warning:
-                        warnings.append((c_index, label))
+                        warnings.append((rank if per_rank else None, c_index, label))
             elif kind == "r":
-                if k not in gates and _COMPILED.requires[k].search(line):
-                    gates.add(k)
+                if k not in found.gates and _COMPILED.requires[k].search(line):
+                    found.gates.add(k)
             elif kind == "n":
                 name, regex, convert = NUMBER_PATTERNS[k]
                 match = regex.search(line)
                 if match:
                     try:
-                        numbers[name] = convert(match)
+                        found.numbers[name] = convert(match)
                     except (ValueError, StopIteration, TypeError):
                         pass
             elif kind == "g":
-                if PROGRESS[k][1].search(line):
-                    reached = max(reached, k)
-                    if order[k] == "serving":
-                        ready = index
-            elif kind == "u" and _HTTP_UP_RE.search(line):
-                ready = index
+                name, regex = MILESTONE_REGEXES[k]
+                if regex.search(line):
+                    found.milestones.append((index, name))
+                    rank_life[rank] = index
+                    if name in ("ready", "http_up"):
+                        found.up = index
             elif kind == "c" and CRASH_RE.search(line):
-                crash = index
+                rank_crash[rank] = index
+                found.first_crash.setdefault(rank, index)
             elif kind == "x" and EXCEPTION_RE.search(line):
                 exception = index
-    for c_index, label in warnings:  # a warning SGLang carried on past is no failure unless an exception followed
-        if label in hits[c_index] and hits[c_index][label][1] >= exception:
-            del hits[c_index][label]
-    return hits, gates, numbers, (order[reached] if reached >= 0 else "start"), ready, alive < crash
+            elif kind == "o" and rank not in found.first_oom and OOM_RE.search(line):
+                found.first_oom[rank] = index
+            elif kind == "w" and rank not in found.peer_wait:
+                match = PEER_WAIT_RE.search(line)
+                if match:
+                    found.peer_wait[rank] = (index, tuple(int(n) for n in re.findall(r"\d+", match.group(1) or "")))
+    found.milestones.sort()
+    for rank, c_index, label in warnings:  # a warning SGLang carried on past is no failure unless an exception followed
+        for table in (found.hits, found.rank_hits.get(rank)) if rank is not None else (found.hits,):
+            if label in table.get(c_index, {}) and table[c_index][label][1] >= exception:
+                del table[c_index][label]
+    found.crashed = any(crash > max(rank_life.get(rank, -1), life) for rank, crash in rank_crash.items())
+    return found
 
 
-def _score(c_index, cause, hits, gates, reached):
+def _score(c_index, cause, hits, gates, oom_phase):
     """(score, evidence line indexes, matched only by wrapper messages)."""
     if cause.requires and c_index not in gates:
         return 0, [], False
@@ -219,7 +281,7 @@ def _score(c_index, cause, hits, gates, reached):
     if not ranked:
         return 0, [], False
     score = sum(weight for _label, (weight, _line, _wrapper) in ranked[:2])
-    if cause.phase_bonus and reached == cause.extra.get("bonus_phase"):
+    if cause.phase_bonus and oom_phase == cause.extra.get("bonus_phase"):
         score += cause.phase_bonus
     wrapper_only = all(wrapper for _label, (_weight, _line, wrapper) in ranked)
     return min(score, 100), sorted({line for _label, (_weight, line, _wrapper) in ranked}), wrapper_only
@@ -262,40 +324,162 @@ def _unwrap(failures):
     return failures
 
 
-def classify(lines):
-    """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, ranking."""
-    lines = [normalize(line) for line in split_lines(lines)]
-    hits, gates, numbers, reached, ready, crashed_last = _scan(lines)
+def _oom_cause(the_timeline, line, rank):
+    """The OOM cause for the phase ``rank`` was in when it printed the OOM ``line``; None when the log shows no
+    milestone before it (the frames decide then)."""
+    if line is None:
+        return None
+    phase = the_timeline.phase_at(line, rank)
+    return OOM_BY_PHASE.get(phase) if phase else None
+
+
+def _rank_causes(hits, gates, up, oom_id):
+    """[(id, score, evidence, wrapper only)] strongest first; on a tie the cause whose evidence comes first (the
+    root, not the cascade) wins. A failure whose evidence all comes before the ready line was a warning."""
+    oom_phase = CAUSES[oom_id].extra.get("bonus_phase") if oom_id else None
     ranking = []
     for c_index, cause in enumerate(CATALOG):
-        score, evidence, wrapper_only = _score(c_index, cause, hits, gates, reached)
+        score, evidence, wrapper_only = _score(c_index, cause, hits, gates, oom_phase)
         if score <= 0:
             continue
-        if cause.id != "none" and ready >= 0 and max(evidence) < ready:
-            # The server came up after this: it was a warning, not the failure.
+        if cause.id != "none" and up >= 0 and max(evidence) < up:
             continue
         ranking.append((cause.id, score, evidence, wrapper_only))
-    # Strongest first; on a tie the cause whose evidence comes first (the root, not the cascade) wins.
     ranking.sort(key=lambda r: (-r[1], r[2][0]))
+    return ranking
+
+
+def _says_its_phase(hits, cause_id):
+    """Whether an OOM cause matched a message of its own ("Capture cuda graph failed: ... out of memory"), stronger
+    than the bare OOM line and the frames that the three OOM causes share."""
+    cause = CAUSES[cause_id]
+    shared = max((p.weight for p in cause.patterns if p.regex == OOM_RE.pattern), default=0)
+    labels = hits.get(_INDEX[cause_id], {})
+    return any(weight > shared for weight, _line, _wrapper in labels.values())
+
+
+def _failures(ranking, hits, oom_id):
+    """The failures at or above MIN_SCORE, unwrapped. An OOM is the OOM cause of the phase it was raised in (the
+    timeline outranks the frames), unless the winner's own message names its phase."""
     failures = _unwrap([r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE])
+    winner = failures[0][0] if failures else None
+    if oom_id and winner in OOM_BY_PHASE.values() and winner != oom_id and not _says_its_phase(hits, winner):
+        attributed = next((r for r in failures if r[0] == oom_id), None)
+        if attributed is not None:
+            failures = [attributed] + [r for r in failures if r is not attributed]
+    return failures
+
+
+def _first_failed_rank(found, up, ranks_seen):
+    """(rank, peer-wait note): the rank whose first failure line comes first. A rank that only waited on its peers
+    (rank 0's "other ranks didn't finish loading", monitoredBarrier, a collective timeout) yields to the ranks it
+    names and to any rank with a failure of its own."""
+    first = {}
+    for rank in ranks_seen:
+        lines = [
+            line
+            for c_index, labels in found.rank_hits.get(rank, {}).items()
+            if c_index != _NONE_INDEX
+            for weight, line, wrapper in labels.values()
+            if weight >= MIN_SCORE and not wrapper and line > up
+        ]
+        crash = found.first_crash.get(rank)
+        if crash is not None and crash > up:
+            lines.append(crash)
+        if lines:
+            first[rank] = min(lines)
+    if not first:
+        return None, None
+    waiting = {rank for rank in first if rank in found.peer_wait}
+    named = {"TP%d" % n for _line, peers in found.peer_wait.values() for n in peers} | {
+        "rank%d" % n for _line, peers in found.peer_wait.values() for n in peers
+    }
+    candidates = [rank for rank in first if rank in named] or [rank for rank in first if rank not in waiting] or list(first)
+    failed = min(candidates, key=lambda rank: first[rank])
+    note = None
+    if failed in waiting:
+        _line, peers = found.peer_wait[failed]
+        others = ", ".join(str(n) for n in peers) or "the other ranks"
+        note = "%s waited for %s, which failed first: their own log lines (another node's log, or lines cut from this tail) hold the root cause" % (
+            failed,
+            others,
+        )
+    return failed, note
+
+
+def classify(lines):
+    """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, timeline, ranks."""
+    lines = [normalize(line) for line in split_lines(lines)]
+    ranks = line_ranks(lines)
+    ranks_seen = sorted({rank for rank in ranks if rank})
+    per_rank = len(ranks_seen) > 1
+    found = _scan(lines, ranks, per_rank)
+    the_timeline = build_timeline(found.milestones, ranks)
+    oom_rank, oom_line = min(found.first_oom.items(), key=lambda kv: kv[1], default=("", None))
+    oom_id = _oom_cause(the_timeline, oom_line, oom_rank)
+    ranking = _rank_causes(found.hits, found.gates, found.up, oom_id)
+    failures = _failures(ranking, found.hits, oom_id)
+    notes = []
+    failed_rank = None
+    if per_rank and (failures or found.crashed):
+        failed_rank, note = _first_failed_rank(found, found.up, ranks_seen)
+        if note:
+            notes.append(note)
+        if failed_rank is not None:
+            rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank)
+            rank_hits = found.rank_hits.get(failed_rank, {})
+            rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
+            if rank_failures:
+                failures = rank_failures + [r for r in failures if r[0] not in {f[0] for f in rank_failures}]
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
         cause_id, score, evidence, _wrapper_only = failures[0]
-    elif healthy is not None and not crashed_last:
-        cause_id, score, evidence, _wrapper_only = healthy
+        confidence = "high" if score >= HIGH_SCORE else "medium"
+        rank = ranks[evidence[0]] if failed_rank is None else failed_rank
+        phase = the_timeline.phase_at(evidence[0], rank) or CAUSES[cause_id].phase
+    elif not found.crashed:
+        # No failure evidence: a healthy launch, still starting, ready or serving.
+        cause_id = "none"
+        score, evidence = (healthy[1], healthy[2]) if healthy else (0, [])
+        confidence = _healthy_confidence(the_timeline, score)
+        evidence = evidence or _milestone_lines(the_timeline)
+        phase = the_timeline.phase or "unknown"
     else:
-        # Nothing catalogued matched, or the last sign of life is followed by a crash: quote the likely lines.
-        cause_id, score, evidence = "other", 0, _relevant_lines(lines)
-    confidence = "high" if score >= HIGH_SCORE else "medium" if score >= MIN_SCORE else "low"
+        # Nothing catalogued matched, but a rank crashed after its last sign of life: quote the likely lines.
+        cause_id, score, evidence, confidence = "other", 0, _relevant_lines(lines), "low"
+        phase = the_timeline.phase_at(evidence[-1], ranks[evidence[-1]]) if evidence else None
+        phase = phase or CAUSES["other"].phase
     return {
         "root_cause": cause_id,
-        "phase": CAUSES[cause_id].phase,
+        "phase": phase,
+        "cause_phase": CAUSES[cause_id].phase,
         "confidence": confidence,
         "score": score,
         "evidence": [lines[i] for i in evidence][:8],
-        "numbers": numbers,
-        "progress": reached,
-        "hybrid_model": bool(numbers.get("model_class") and _HYBRID_CLASS_RE.search(str(numbers["model_class"]))),
+        "numbers": found.numbers,
+        "progress": the_timeline.phase or "start",
+        "reached": the_timeline.reached,
+        "timeline": the_timeline.as_dict(),
+        "failed_rank": failed_rank,
+        "ranks_seen": ranks_seen,
+        "notes": notes,
+        "hybrid_model": bool(found.numbers.get("model_class") and _HYBRID_CLASS_RE.search(str(found.numbers["model_class"]))),
         "ranking": [{"id": r[0], "score": r[1]} for r in ranking[:5]],
         "line_count": len(lines),
     }
+
+
+def _healthy_confidence(the_timeline, score):
+    """high once the server is up (ready line, serving); medium for a start that got past weight loading; low when
+    the log shows next to nothing of a start."""
+    if the_timeline.reached != "starting" or score >= HIGH_SCORE:
+        return "high"
+    if the_timeline.last and ORDER[the_timeline.last] >= ORDER["weight_begin"]:
+        return "medium"
+    return "medium" if score >= MIN_SCORE else "low"
+
+
+def _milestone_lines(the_timeline, limit=3):
+    """The last milestone lines: what a healthy start quotes as its evidence."""
+    lines = sorted({line for line, _name, _rank in the_timeline.hits})
+    return lines[-limit:]

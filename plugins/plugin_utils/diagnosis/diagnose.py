@@ -129,7 +129,7 @@ def apply_budget(result, budget):
         result["notes"].append("the log says %s, the memory budget says %s: the budget replays SGLang's sizing and is used" % (result["root_cause"], cause))
         result["log_root_cause"] = result["root_cause"]
         result["root_cause"] = cause
-        result["phase"] = CAUSES[cause].phase
+        result["phase"] = result["cause_phase"] = CAUSES[cause].phase
     fixes = budget.get("fixes")
     fixes = [f for f in fixes if isinstance(f, dict)] if isinstance(fixes, list) else []
     if fixes and (fixes[0].get("summary") or fixes[0].get("changes")):
@@ -216,8 +216,13 @@ def _summary(result):
     head = result["root_cause"]
     if result.get("underlying_cause"):
         head += " (%s)" % result["underlying_cause"]
+    title = CAUSES[result["root_cause"]].title
+    if result["root_cause"] == "none" and result["timeline"]:
+        title += " (%s)" % result["timeline"]["summary"]
+    if result.get("failed_rank"):
+        title += " (first failed on %s)" % result["failed_rank"]
     numbers_text = " [%s]" % shown if shown else ""
-    text = "%s: %s%s; fix: %s" % (head, CAUSES[result["root_cause"]].title, numbers_text, result["fix"])
+    text = "%s: %s%s; fix: %s" % (head, title, numbers_text, result["fix"])
     return " ".join(text.split())[:600]
 
 
@@ -310,10 +315,12 @@ def diagnose(tail, since_marker=True, budget=None):
     if status == "unverified" and diag["confidence"] == "high":
         diag["confidence"] = "medium"
 
+    notes.extend(diag.get("notes", []))
     result = {
         "root_cause": cause,
         "underlying_cause": underlying,
-        "phase": CAUSES[cause].phase,
+        "phase": diag.get("phase") or CAUSES[cause].phase,
+        "cause_phase": CAUSES[cause].phase,
         "confidence": diag["confidence"],
         "evidence": [normalize(x) for x in diag["evidence"]],
         "explanation": CAUSES[cause].explanation,
@@ -330,6 +337,10 @@ def diagnose(tail, since_marker=True, budget=None):
             "journal_lines": len(_as_list(unit.get("journal"))),
         },
         "progress": diag.get("progress", "start"),
+        "reached": diag.get("reached", "starting"),
+        "timeline": diag.get("timeline", {}),
+        "failed_rank": diag.get("failed_rank"),
+        "ranks_seen": diag.get("ranks_seen", []),
         "ranking": diag.get("ranking", []),
         "notes": notes,
         "budget_used": False,

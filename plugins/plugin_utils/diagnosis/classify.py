@@ -274,17 +274,17 @@ def _scan(lines, ranks, per_rank):
 
 
 def _score(c_index, cause, hits, gates, oom_phase):
-    """(score, evidence line indexes, matched only by wrapper messages)."""
+    """(score, evidence line indexes, matched only by wrapper messages, the line of the strongest hit)."""
     if cause.requires and c_index not in gates:
-        return 0, [], False
+        return 0, [], False, -1
     ranked = sorted(hits.get(c_index, {}).items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     if not ranked:
-        return 0, [], False
+        return 0, [], False, -1
     score = sum(weight for _label, (weight, _line, _wrapper) in ranked[:2])
     if cause.phase_bonus and oom_phase == cause.extra.get("bonus_phase"):
         score += cause.phase_bonus
     wrapper_only = all(wrapper for _label, (_weight, _line, wrapper) in ranked)
-    return min(score, 100), sorted({line for _label, (_weight, line, _wrapper) in ranked}), wrapper_only
+    return min(score, 100), sorted({line for _label, (_weight, line, _wrapper) in ranked}), wrapper_only, ranked[0][1][1]
 
 
 def _fill(templates, numbers, extra=None):
@@ -334,17 +334,17 @@ def _oom_cause(the_timeline, line, rank):
 
 
 def _rank_causes(hits, gates, up, oom_id):
-    """[(id, score, evidence, wrapper only)] strongest first; on a tie the cause whose evidence comes first (the
+    """[(id, score, evidence, wrapper only, key line)] strongest first; on a tie the cause whose evidence comes first (the
     root, not the cascade) wins. A failure whose evidence all comes before the ready line was a warning."""
     oom_phase = CAUSES[oom_id].extra.get("bonus_phase") if oom_id else None
     ranking = []
     for c_index, cause in enumerate(CATALOG):
-        score, evidence, wrapper_only = _score(c_index, cause, hits, gates, oom_phase)
+        score, evidence, wrapper_only, key_line = _score(c_index, cause, hits, gates, oom_phase)
         if score <= 0:
             continue
         if cause.id != "none" and up >= 0 and max(evidence) < up:
             continue
-        ranking.append((cause.id, score, evidence, wrapper_only))
+        ranking.append((cause.id, score, evidence, wrapper_only, key_line))
     ranking.sort(key=lambda r: (-r[1], r[2][0]))
     return ranking
 
@@ -370,6 +370,11 @@ def _failures(ranking, hits, oom_id):
     return failures
 
 
+def _is_rank(label, number):
+    """Whether a rank label ("TP1", "DP0 TP1", "rank1") is the tensor-parallel / torch rank ``number``."""
+    return label == "rank%d" % number or ("TP%d" % number) in label.split()
+
+
 def _first_failed_rank(found, up, ranks_seen):
     """(rank, peer-wait note): the rank whose first failure line comes first. A rank that only waited on its peers
     (rank 0's "other ranks didn't finish loading", monitoredBarrier, a collective timeout) yields to the ranks it
@@ -391,15 +396,12 @@ def _first_failed_rank(found, up, ranks_seen):
     if not first:
         return None, None
     waiting = {rank for rank in first if rank in found.peer_wait}
-    named = {"TP%d" % n for _line, peers in found.peer_wait.values() for n in peers} | {
-        "rank%d" % n for _line, peers in found.peer_wait.values() for n in peers
-    }
-    candidates = [rank for rank in first if rank in named] or [rank for rank in first if rank not in waiting] or list(first)
+    peers = {n for _line, named in found.peer_wait.values() for n in named}
+    candidates = [rank for rank in first if any(_is_rank(rank, n) for n in peers)] or [rank for rank in first if rank not in waiting] or list(first)
     failed = min(candidates, key=lambda rank: first[rank])
     note = None
     if failed in waiting:
-        _line, peers = found.peer_wait[failed]
-        others = ", ".join(str(n) for n in peers) or "the other ranks"
+        others = "ranks %s" % ", ".join(str(n) for n in sorted(peers)) if peers else "the other ranks"
         note = "%s waited for %s, which failed first: their own log lines (another node's log, or lines cut from this tail) hold the root cause" % (
             failed,
             others,
@@ -421,11 +423,11 @@ def classify(lines):
     failures = _failures(ranking, found.hits, oom_id)
     notes = []
     failed_rank = None
-    if per_rank and (failures or found.crashed):
+    if ranks_seen and (failures or found.crashed):
         failed_rank, note = _first_failed_rank(found, found.up, ranks_seen)
         if note:
             notes.append(note)
-        if failed_rank is not None:
+        if per_rank and failed_rank is not None:
             rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank)
             rank_hits = found.rank_hits.get(failed_rank, {})
             rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
@@ -433,10 +435,11 @@ def classify(lines):
                 failures = rank_failures + [r for r in failures if r[0] not in {f[0] for f in rank_failures}]
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
-        cause_id, score, evidence, _wrapper_only = failures[0]
+        cause_id, score, evidence, _wrapper_only, key_line = failures[0]
         confidence = "high" if score >= HIGH_SCORE else "medium"
-        rank = ranks[evidence[0]] if failed_rank is None else failed_rank
-        phase = the_timeline.phase_at(evidence[0], rank) or CAUSES[cause_id].phase
+        if cause_id in OOM_BY_PHASE.values():  # the phase of the OOM line itself, not of a frame quoted with it
+            key_line = found.first_oom.get(failed_rank if failed_rank is not None else oom_rank, key_line)
+        phase = the_timeline.phase_at(key_line, ranks[key_line]) or CAUSES[cause_id].phase
     elif not found.crashed:
         # No failure evidence: a healthy launch, still starting, ready or serving.
         cause_id = "none"

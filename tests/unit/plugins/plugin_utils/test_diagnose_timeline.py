@@ -1,0 +1,391 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The start-up timeline, the phase a failure happened in, and multi-rank logs.
+
+* Each milestone in each release's wording (the f-strings of the 0.4.6.post5, 0.5.2, 0.5.9 and 0.5.23 wheels,
+  file:line beside each, filled with made-up values) is recognised, and the phase is where the log stopped.
+* A log with no failure is ``none`` with the phase it reached, at every line of a healthy start; never ``other``.
+* An OOM takes the cause (and fix) of the phase it was raised in: weights, pools / graph capture, serving.
+* With several ranks the first rank that failed, and its cause, are reported; a rank that only waited on its
+  peers yields to them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import MILESTONES, line_ranks, rank_of, timeline
+
+
+def _diagnose(lines):
+    return diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)
+
+
+def _tp(rank, text, second=0):
+    return "[2026-01-02 10:00:%02d TP%d] %s" % (second, rank, text)
+
+
+# (release, file:line, the line as that release prints it, milestone)
+RELEASE_LINES = [
+    ("0.4.6.post5", "entrypoints/engine.py:123", "[2025-05-01 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)", "args"),
+    ("0.5.9", "entrypoints/engine.py:156", "[2026-01-02 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)", "args"),
+    ("0.5.23", "entrypoints/engine.py:311", "[2026-01-02 10:00:00] server_args={'model_path': 'Qwen/Qwen3-8B', 'tp_size': 2}", "args"),
+    ("0.4.6.post5", "configs/model_config.py:505", _tp(0, "Downcasting torch.float32 to torch.float16."), "model_config"),
+    ("0.5.2", "configs/model_config.py:664", _tp(0, "Upcasting torch.float16 to torch.float32."), "model_config"),
+    ("0.5.9", "configs/model_config.py:1178", _tp(0, "Casting torch.bfloat16 to torch.float16."), "model_config"),
+    ("0.4.6.post5", "model_executor/model_runner.py:416", _tp(0, "Init torch distributed begin."), "distributed_begin"),
+    ("0.5.9", "model_executor/model_runner.py:731", _tp(1, "Init torch distributed begin."), "distributed_begin"),
+    ("0.4.6.post5", "model_executor/model_runner.py:495", _tp(0, "Init torch distributed ends. mem usage=0.12 GB"), "distributed_end"),
+    ("0.5.9", "model_executor/model_runner.py:850", _tp(0, "Init torch distributed ends. elapsed=1.52 s, mem usage=0.12 GB"), "distributed_end"),
+    ("0.4.6.post5", "model_executor/model_runner.py:502", _tp(0, "Load weight begin. avail mem=78.50 GB"), "weight_begin"),
+    ("0.5.23", "model_executor/model_runner.py:1274", _tp(0, "Load weight begin. avail mem=139.20 GB"), "weight_begin"),
+    ("0.5.23", "model_loader/weight_utils.py:692", _tp(0, "Using model weights format ['*.safetensors']"), "weight_begin"),
+    (
+        "0.4.6.post5",
+        "model_executor/model_runner.py:575",
+        _tp(0, "Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB, mem usage=15.30 GB."),
+        "weight_end",
+    ),
+    (
+        "0.5.9",
+        "model_executor/model_runner.py:1041",
+        _tp(0, "Load weight end. elapsed=12.34 s, type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB, mem usage=15.30 GB."),
+        "weight_end",
+    ),
+    (
+        "0.5.23",
+        "model_executor/model_runner.py:1373",
+        _tp(0, "Load weight end. elapsed=12.34 s, type=Qwen3ForCausalLM, avail mem=123.90 GB, mem usage=15.30 GB."),
+        "weight_end",
+    ),
+    ("0.5.9", "model_executor/model_runner.py:1715", _tp(0, "Using KV cache dtype: torch.bfloat16"), "kv_cache_dtype"),
+    ("0.4.6.post5", "mem_cache/memory_pool.py:274", _tp(0, "KV Cache is allocated. #tokens: 421000, K size: 28.91 GB, V size: 28.91 GB"), "kv_pool"),
+    ("0.5.2", "mem_cache/memory_pool.py:358", _tp(0, "KV Cache is allocated. #tokens: 421000, KV size: 57.82 GB"), "kv_pool"),
+    (
+        "0.5.23",
+        "mem_cache/memory_pool.py:2087-2090",
+        _tp(0, "KV Cache is allocated. dtype: torch.bfloat16, #tokens: 421000, K size: 28.91 GB, V size: 28.91 GB"),
+        "kv_pool",
+    ),
+    ("0.5.2", "mem_cache/memory_pool.py:167", _tp(0, "Mamba Cache is allocated. conv_state size: 0.10GB, ssm_state size: 2.31GB "), "mamba_pool"),
+    (
+        "0.5.9",
+        "mem_cache/memory_pool.py:312",
+        _tp(0, "Mamba Cache is allocated. max_mamba_cache_size: 512, conv_state size: 0.10GB, ssm_state size: 2.31GB "),
+        "mamba_pool",
+    ),
+    ("0.4.6.post5", "model_executor/model_runner.py:978", _tp(0, "Memory pool end. avail mem=5.10 GB"), "memory_pool_end"),
+    ("0.5.23", "mem_cache/kv_cache_configurator.py:499", _tp(0, "Memory pool end. avail mem=5.10 GB"), "memory_pool_end"),
+    (
+        "0.4.6.post5",
+        "model_executor/model_runner.py:1096",
+        _tp(0, "Capture cuda graph begin. This can take up to several minutes. avail mem=5.00 GB"),
+        "graph_begin",
+    ),
+    ("0.5.9", "model_executor/model_runner.py:2228", _tp(0, "Capture piecewise CUDA graph begin. avail mem=5.00 GB"), "graph_begin"),
+    (
+        "0.5.23",
+        "model_executor/model_runner_components/cuda_graph_setup.py:758-762",
+        _tp(0, "Capture target decode CUDA graph begin. backend=full, num_tokens_per_req=1, avail mem=5.00 GB"),
+        "graph_begin",
+    ),
+    (
+        "0.5.9",
+        "speculative/eagle_worker.py:264",
+        _tp(0, "Capture draft extend cuda graph begin. This can take up to several minutes. avail mem=4.00 GB"),
+        "graph_begin",
+    ),
+    ("0.4.6.post5", "model_executor/cuda_graph_runner.py:374", "Capturing batches (avail_mem=4.10 GB):  35%|###5      | 8/23 [00:03<00:05]", "graph_begin"),
+    ("0.5.23", "model_executor/runner/decode_cuda_graph_runner.py:1343", "Capturing batches (bs=160 avail_mem=4.10 GB):   4%|4         | 1/23", "graph_begin"),
+    (
+        "0.4.6.post5",
+        "model_executor/model_runner.py:1101",
+        _tp(0, "Capture cuda graph end. Time elapsed: 20.11 s. mem usage=0.90 GB. avail mem=4.10 GB."),
+        "graph_end",
+    ),
+    (
+        "0.5.23",
+        "model_executor/model_runner_components/cuda_graph_setup.py:786-791",
+        _tp(0, "Capture target decode CUDA graph end. bs=[1, 2, 4, 8], elapsed=20.11 s, mem usage=0.90 GB, avail mem=4.10 GB."),
+        "graph_end",
+    ),
+    (
+        "0.4.6.post5",
+        "managers/scheduler.py:334",
+        _tp(0, "max_total_num_tokens=421000, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=2048, context_len=40960"),
+        "scheduler_ready",
+    ),
+    (
+        "0.5.23",
+        "managers/scheduler.py:1269",
+        _tp(
+            0,
+            "max_total_num_tokens=421000, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=2048, "
+            "context_len=40960, available_gpu_mem=4.10 GB",
+        ),
+        "scheduler_ready",
+    ),
+    ("uvicorn", "uvicorn/server.py", "INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)", "http_up"),
+    ("0.5.23", "entrypoints/http_server.py:3072", "[2026-01-02 10:01:00] Uvicorn running on 0.0.0.0:30000 with 4 SO_REUSEPORT workers", "http_up"),
+    ("0.4.6.post5", "entrypoints/http_server.py:898", "[2025-05-01 10:01:00] The server is fired up and ready to roll!", "ready"),
+    ("0.5.23", "entrypoints/http_server.py:2600", "[2026-01-02 10:01:00] The server is fired up and ready to roll!", "ready"),
+]
+
+
+@pytest.mark.parametrize("release, where, line, milestone", RELEASE_LINES, ids=["%s %s %s" % (r[0], r[3], r[1]) for r in RELEASE_LINES])
+def test_each_release_wording_of_each_milestone(release, where, line, milestone):
+    the_timeline = timeline([line])
+    assert the_timeline.last == milestone, (release, where)
+    assert the_timeline.milestones == {milestone: 0}
+
+
+def test_every_milestone_has_a_release_line():
+    covered = {r[3] for r in RELEASE_LINES} | {"warmup_request", "serving"}
+    assert covered == {m.name for m in MILESTONES}
+
+
+BATCH_0_4 = _tp(0, "Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0")  # scheduler.py:1146
+BATCH_0_5_23 = _tp(0, "Decode batch [813], #running-req: 4, #token: 900, token usage: 0.01, cuda graph: True, gen throughput (token/s): 310.55")
+REQUEST = '[2026-01-02 10:01:00] INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK'
+
+
+def _start(version_lines=RELEASE_LINES):
+    """A healthy start in milestone order, two TP ranks, with made-up lines around the milestones."""
+    by_name = {}
+    for _release, _where, line, milestone in version_lines:
+        by_name.setdefault(milestone, line)
+    lines = [
+        "INFO 01-02 10:00:00 __init__.py:190] Automatically detected platform cuda.",
+        by_name["args"],
+        by_name["model_config"],
+        by_name["distributed_begin"],
+        by_name["distributed_begin"].replace("TP1", "TP0"),
+        _tp(1, "Init torch distributed ends. mem usage=0.12 GB"),
+        by_name["weight_begin"],
+        _tp(1, "Load weight begin. avail mem=78.50 GB"),
+        "Loading safetensors checkpoint shards:  50% Completed | 1/2 [00:01<00:01,  1.10s/it]",
+        by_name["weight_end"],
+        _tp(1, "Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB, mem usage=15.30 GB."),
+        by_name["kv_pool"],
+        by_name["memory_pool_end"],
+        by_name["graph_begin"],
+        "Capturing batches (bs=1 avail_mem=4.10 GB): 100%|##########| 23/23 [00:20<00:00,  1.10it/s]",
+        by_name["graph_end"],
+        by_name["scheduler_ready"],
+        "[2026-01-02 10:00:59] INFO:     Started server process [4242]",
+        "[2026-01-02 10:00:59] INFO:     Waiting for application startup.",
+        "[2026-01-02 10:00:59] INFO:     Application startup complete.",
+        "[2026-01-02 10:00:59] INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)",
+        BATCH_0_4,
+        REQUEST,
+        by_name["ready"],
+    ]
+    return lines
+
+
+def test_a_healthy_start_reaches_ready_then_serving():
+    lines = _start()
+    the_timeline = timeline(lines)
+    assert the_timeline.reached == "ready" and the_timeline.phase == "serving"
+    assert the_timeline.milestones["warmup_request"] == len(lines) - 3
+    assert set(the_timeline.ranks) == {"", "TP0", "TP1"}
+    assert the_timeline.ranks["TP1"].milestone == "weight_end"
+    serving = timeline(lines + [BATCH_0_5_23, REQUEST])
+    assert serving.reached == "serving" and serving.last == "serving"
+
+
+def test_a_serving_tail_without_start_up_lines_is_serving():
+    assert timeline([BATCH_0_5_23, REQUEST, BATCH_0_5_23]).reached == "serving"
+
+
+def test_the_phase_is_where_the_log_stopped():
+    lines = _start()
+    names = []
+    for end in range(1, len(lines) + 1):
+        the_timeline = timeline(lines[:end])
+        names.append(the_timeline.last)
+    assert names.index("weight_begin") < names.index("weight_end") < names.index("kv_pool") < names.index("graph_begin") < names.index("ready")
+    cut = lines.index(RELEASE_LINES[17][2]) + 1  # after "KV Cache is allocated"
+    assert timeline(lines[:cut]).describe() == "starting: memory_pool (KV cache allocated)"
+
+
+def test_a_second_launch_starts_a_new_timeline():
+    lines = _start() + [BATCH_0_5_23, "[2026-01-02 11:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)", _tp(0, "Load weight begin.")]
+    the_timeline = timeline(lines)
+    assert the_timeline.reached == "starting" and the_timeline.phase == "weight_load"
+    assert the_timeline.phase_at(len(lines), "TP0") == "weight_load"
+    assert the_timeline.phase_at(len(lines) - 3, "TP0") == "serving"
+
+
+@pytest.mark.parametrize("version", ["0.4.6.post5", "0.5.2", "0.5.9", "0.5.23"])
+def test_a_healthy_start_cut_at_every_line_is_none(version):
+    own = [r for r in RELEASE_LINES if r[0] == version]
+    lines = _start(own + RELEASE_LINES)
+    for end in range(1, len(lines) + 1):
+        result = classify(lines[:end])
+        assert result["root_cause"] == "none", (end, result["evidence"])
+        expected = "ready" if end == len(lines) else "starting"
+        assert result["reached"] == expected
+        if result["timeline"]["last_milestone"] in ("weight_end", "kv_pool", "graph_begin"):
+            assert result["confidence"] == "medium" and result["phase"] in ("memory_pool", "cuda_graph")
+
+
+def test_none_reports_the_phase_it_reached():
+    lines = _start()
+    cut = lines.index(RELEASE_LINES[17][2]) + 1
+    result = _diagnose(lines[:cut])
+    assert result["root_cause"] == "none" and result["reached"] == "starting"
+    assert result["phase"] == "memory_pool" and result["cause_phase"] == "serving"
+    assert result["timeline"]["summary"] == "starting: memory_pool (KV cache allocated)"
+    assert "starting: memory_pool (KV cache allocated)" in result["summary"]
+    assert _diagnose(lines)["reached"] == "ready"
+
+
+@pytest.mark.parametrize(
+    "crash",
+    [
+        [_tp(0, "Scheduler hit an exception: Traceback (most recent call last):"), "SomeNewError: nobody catalogued this yet"],
+        ["[2026-01-02 10:00:30] Received sigquit from a child process. It usually means the child failed."],
+        ["Killed"],
+    ],
+)
+def test_a_crash_after_the_last_sign_of_life_is_still_a_failure(crash):
+    lines = _start()[:12] + crash
+    result = classify(lines)
+    assert result["root_cause"] != "none"
+
+
+def test_a_peer_milestone_after_a_rank_crash_does_not_hide_it():
+    lines = _start()[:8] + [_tp(1, "Scheduler hit an exception: Traceback (most recent call last):"), "SomeNewError: nobody catalogued this yet"]
+    lines += [_tp(0, "Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB, mem usage=15.30 GB.")]
+    result = classify(lines)
+    assert result["root_cause"] == "other" and result["failed_rank"] == "TP1"
+
+
+# torch's OOM message (c10/cuda/CUDACachingAllocator.cpp, torch >= 2.1)
+OOM = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total capacity of 79.19 GiB of which "
+    "301.06 MiB is free. Including non-PyTorch memory, this process has 78.88 GiB memory in use."
+)
+
+
+def _traceback(rank, frame):
+    return [
+        _tp(rank, "Scheduler hit an exception: Traceback (most recent call last):", 30),
+        '  File "/venv/lib/python3.12/site-packages/sglang/srt/model_executor/model_runner.py", line 300, in initialize',
+        '  File "/venv/lib/python3.12/site-packages/sglang/srt/%s' % frame,
+        OOM,
+    ]
+
+
+LOADING = _start()[:8]  # args .. Load weight begin on both ranks
+POOLS = _start()[:13]  # .. KV Cache is allocated, Memory pool end on TP0
+CAPTURE = _start()[:15]  # .. Capture cuda graph begin, Capturing batches
+SERVING = _start() + [BATCH_0_5_23]
+
+
+@pytest.mark.parametrize(
+    "before, frame, cause, phase",
+    [
+        (LOADING, 'model_loader/loader.py", line 380, in load_weights_and_postprocess', "cuda_oom_weights", "weight_load"),
+        # after the pools: an attention backend's workspace, no graph frame, and a misleading weight-loading frame
+        (POOLS, 'layers/attention/flashinfer_backend.py", line 120, in __init__', "cuda_oom_cuda_graph", "memory_pool"),
+        (POOLS, 'model_executor/model_runner.py", line 810, in load_model', "cuda_oom_cuda_graph", "memory_pool"),
+        (CAPTURE, 'model_executor/cuda_graph_runner.py", line 373, in capture', "cuda_oom_cuda_graph", "cuda_graph"),
+        (SERVING, 'managers/scheduler.py", line 1200, in run_batch', "cuda_oom_runtime", "serving"),
+        # no milestone before the OOM: the frames decide
+        ([], 'model_loader/loader.py", line 380, in load_weights_and_postprocess', "cuda_oom_weights", "weight_load"),
+    ],
+)
+def test_an_oom_takes_the_cause_and_fix_of_its_phase(before, frame, cause, phase):
+    result = _diagnose(before + _traceback(0, frame))
+    assert result["root_cause"] == cause, result["ranking"]
+    assert result["phase"] == phase
+    if cause == "cuda_oom_cuda_graph":
+        assert "--mem-fraction-static" in result["fix"] and "--tp-size" not in result["fix"]
+
+
+def test_the_rank_that_was_still_loading_gets_the_weights_fix():
+    lines = LOADING + [
+        _tp(0, "Load weight end. type=Qwen3ForCausalLM, dtype=torch.bfloat16, avail mem=63.20 GB, mem usage=15.30 GB."),
+        _tp(0, "KV Cache is allocated. #tokens: 421000, K size: 28.91 GB, V size: 28.91 GB"),
+        _tp(0, "Capture cuda graph begin. This can take up to several minutes. avail mem=5.00 GB"),
+    ]
+    lines += _traceback(1, 'model_loader/loader.py", line 380, in load_weights')
+    result = _diagnose(lines)
+    assert result["root_cause"] == "cuda_oom_weights" and result["failed_rank"] == "TP1" and result["phase"] == "weight_load"
+
+
+def test_the_capture_message_names_its_phase_whatever_the_timeline():
+    lines = LOADING + [_tp(0, "Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 2.00 GiB.")]
+    assert classify(lines)["root_cause"] == "cuda_oom_cuda_graph"
+
+
+# 0.5.9 model_executor/model_runner.py:1081 (0.4.6.post5:591, 0.5.23 model_runner_components/load_model_utils.py:394)
+PEERS_DID_NOT_FINISH = (
+    "ValueError: TP rank 0 could finish the model loading, but there are other ranks that didn't finish loading. It is likely due "
+    "to unexpected failures (e.g., OOM) or a slow node."
+)
+
+
+def test_the_first_rank_that_failed_and_its_cause():
+    lines = LOADING + _traceback(3, 'model_loader/loader.py", line 380, in load_weights')
+    lines += [_tp(0, "Scheduler hit an exception: Traceback (most recent call last):", 40), PEERS_DID_NOT_FINISH]
+    lines += ["[2026-01-02 10:00:41] Received sigquit from a child process. It usually means the child failed."]
+    result = _diagnose(lines)
+    assert result["failed_rank"] == "TP3" and result["root_cause"] == "cuda_oom_weights"
+    assert result["ranks_seen"] == ["TP0", "TP1", "TP3"]
+    assert "first failed on TP3" in result["summary"]
+
+
+def test_a_rank_waiting_on_its_peers_yields_to_them_even_when_it_prints_first():
+    lines = LOADING + [
+        # torch ProcessGroupNCCL's watchdog on rank 0, before rank 1's own error reached the log
+        _tp(0, "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600000 milliseconds"),
+        _tp(1, "Scheduler hit an exception: Traceback (most recent call last):", 31),
+        "ModuleNotFoundError: No module named 'flash_mla'",
+    ]
+    result = _diagnose(lines)
+    assert result["failed_rank"] == "TP1" and result["root_cause"] == "dependency_import_error"
+
+
+def test_rank_zero_alone_says_to_look_at_the_ranks_it_waited_for():
+    lines = [
+        _tp(0, "Load weight end. type=DeepseekV3ForCausalLM, dtype=torch.bfloat16, avail mem=12.00 GB, mem usage=66.10 GB."),
+        # torch ProcessGroupGloo.cpp monitoredBarrier (waitAllRanks)
+        "[rank0]:[E102 10:30:00.000000000 ProcessGroupGloo.cpp:143] [Rank 0]: Ranks 1, 2 failed to pass monitoredBarrier in 1800000 ms",
+        _tp(0, "Scheduler hit an exception: Traceback (most recent call last):", 31),
+        PEERS_DID_NOT_FINISH,
+    ]
+    result = _diagnose(lines)
+    assert result["failed_rank"] in ("TP0", "rank0")
+    assert any("waited for ranks 1, 2" in note for note in result["notes"])
+
+
+def test_dp_and_torch_rank_prefixes():
+    assert rank_of("[2025-07-02 07:41:59 DP7 TP7] Load weight end.") == "DP7 TP7"
+    assert rank_of("[2025-07-02 07:41:59 DP0 PP1 TP3 EP3] x") == "DP0 PP1 TP3 EP3"
+    assert rank_of("[rank1]: Traceback (most recent call last):") == "rank1"
+    assert rank_of("[PG ID 0 PG GUID 0(default_pg) Rank 2] Watchdog caught collective operation timeout") == "rank2"
+    assert rank_of("[2026-01-02 10:00:00] Received sigquit from a child process.") == ""
+    assert rank_of("  File \"x.py\", line 1") is None
+    assert line_ranks(["[2026-01-02 10:00:00 TP1] Traceback (most recent call last):", '  File "x.py", line 1', "[2026-01-02 10:00:00] y"]) == [
+        "TP1",
+        "TP1",
+        "",
+    ]
+
+
+def test_torch_rank_prefixes_find_the_failed_rank():
+    lines = [
+        "[rank0]:[E102 10:30:00.000000000 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.",
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/venv/lib/python3.12/site-packages/sglang/srt/model_loader/loader.py", line 380, in load_weights',
+        "[rank1]: " + OOM,
+    ]
+    result = _diagnose(lines)
+    assert result["failed_rank"] == "rank1" and result["root_cause"] == "cuda_oom_weights"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.11.5"
+CATALOG_VERSION = "2026.12.1"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -41,9 +41,14 @@ PHASES = (
 
 OOM_RE = re.compile(
     r"torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation"
-    r"|CUBLAS_STATUS_ALLOC_FAILED|out of memory.{0,40}Tried to allocate",
+    r"|CUBLAS_STATUS_ALLOC_FAILED|out of memory.{0,40}Tried to allocate|HIP out of memory|CUDA driver error: out of memory",
     re.IGNORECASE,
 )
+# torch c10/cuda/CUDACachingAllocator.cpp (DeviceCachingAllocator::malloc, TORCH_CHECK_WITH(OutOfMemoryError, ...)):
+# "CUDA out of memory. Tried to allocate X (GPU 0; T total capacity; A already allocated; F free; ...)" before 2.1,
+# "... GPU 0 has a total capacty of T of which F is free." in 2.1 (sic), "total capacity of" since 2.2; the class is
+# torch.cuda.OutOfMemoryError (2.0-2.4) and torch.OutOfMemoryError (2.5+); ROCm builds say "HIP out of memory".
+# c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK: "CUDA driver error: out of memory" (expandable segments, cuMemCreate).
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,12 @@ CATALOG = (
             Pattern(r"Hybrid \(mamba/linear-attention\) state cache is too small to serve", 100, "mamba pool error"),
             # 0.5.23 mem_cache/kv_cache_configurator.py:3140-3149 (warning)
             Pattern(r"max_running_requests is capped to \d+ by the mamba state cache", 30, "mamba cap warning"),
+            # torch aten/src/ATen/EmptyTensor.h check_size_nonnegative, raised inside the pool's allocation: 0.5.9
+            # model_executor/model_runner_kv_cache_mixin.py:460 HybridReqToTokenPool( -> mem_cache/memory_pool.py:476
+            # self.mamba_pool = MambaPool( (max_mamba_cache_size < 0); 0.5.23 mem_cache/memory_pool.py:1407,1426
+            # _init_mamba_pool. Neither line alone names the mamba pool's size as the cause.
+            Pattern(r"Trying to create tensor with negative dimension -\d+", 45, "negative pool size"),
+            Pattern(r"\bHybridReqToTokenPool\(|self\.mamba_pool = \w*MambaPool\(|in _init_mamba_pool\b", 40, "mamba pool frame"),
         ),
         budgeted=True,
         retunable=True,
@@ -308,7 +319,7 @@ CATALOG = (
             "set a smaller --max-running-requests (now {max_running_requests}), or for hybrid models raise --mamba-full-memory-ratio / --max-mamba-cache-size",
             "set a smaller --max-running-requests, or for hybrid models raise --mamba-full-memory-ratio / --max-mamba-cache-size",
         ),
-        verify="replay the workload; no 'alloc_req_slots runs out of memory' / 'Not enough space for mamba cache'",
+        verify="replay the workload; no 'alloc_req_slots runs out of memory' / 'Not enough space for mamba cache' / 'Can not alloc mamba cache'",
         patterns=(
             # 0.5.9 mem_cache/common.py:320; 0.5.23 mem_cache/allocation.py:343-348
             Pattern(r"alloc_req_slots runs out of memory", 100, "request slots exhausted"),
@@ -316,6 +327,11 @@ CATALOG = (
             Pattern(r"Not enough space for mamba cache", 90, "mamba slots exhausted"),
             # 0.5.9 mem_cache/memory_pool.py:527,538; 0.5.23 mem_cache/memory_pool.py:1621,1762
             Pattern(r"Not enough space for mamba ping pong idx", 90, "mamba slots exhausted"),
+            # the hybrid radix cache found no free mamba state even after evicting: 0.5.3.post2-0.5.20
+            # mem_cache/mamba_radix_cache.py (0.5.9 :622,1008), 0.5.23 mem_cache/unified_cache/components/mamba.py:221,552;
+            # loading a state back from the host cache, 0.5.23 unified_cache/components/mamba.py:809; LMCache, 0.5.23
+            # mem_cache/storage/lmcache/lmcache_unified_radix_cache.py:467
+            Pattern(r"Can not alloc mamba cache|Cannot alloc mamba for load_back|Cannot allocate Mamba request state", 90, "mamba radix cache exhausted"),
         ),
         budgeted=False,
         retunable=True,
@@ -351,12 +367,17 @@ CATALOG = (
         id="cuda_graph_capture_error",
         phase="cuda_graph",
         title="CUDA graph capture failed (not memory)",
-        explanation="Capturing CUDA graphs (or torch.compile) failed with an error other than out-of-memory.",
+        explanation=(
+            "Capturing CUDA graphs (or compiling the captured model with torch.compile: a dynamo / inductor error) "
+            "failed with an error other than out-of-memory."
+        ),
         fix=(
-            "run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
-            "drop --enable-torch-compile, or lower --cuda-graph-max-bs (failed at bs={capture_bs})",
-            "run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
-            "drop --enable-torch-compile, or lower --cuda-graph-max-bs",
+            "drop --enable-torch-compile (0.5.9 piecewise graphs: leave out --enable-piecewise-cuda-graph; 0.5.23 "
+            "prefill graphs: --cuda-graph-backend-prefill=breakable), or run once with --disable-cuda-graph (0.5.9) / "
+            "--cuda-graph-backend-decode=disabled (0.5.23) to confirm, or lower --cuda-graph-max-bs (failed at bs={capture_bs})",
+            "drop --enable-torch-compile (0.5.9 piecewise graphs: leave out --enable-piecewise-cuda-graph; 0.5.23 "
+            "prefill graphs: --cuda-graph-backend-prefill=breakable), or run once with --disable-cuda-graph (0.5.9) / "
+            "--cuda-graph-backend-decode=disabled (0.5.23) to confirm, or lower --cuda-graph-max-bs",
         ),
         verify="the log shows the graph-capture end line and then 'fired up'",
         patterns=(
@@ -369,7 +390,31 @@ CATALOG = (
             # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
             Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error", wrapper=True),
             Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85, "illegal call during capture"),
-            Pattern(r"torch\._dynamo|BackendCompilerFailed|InductorError|torch\._inductor\.exc", 40, "torch.compile"),
+            # triton python/triton/compiler/errors.py CompilationError ("at <line>:<col>:"): on its own it may be any first
+            # forward; with the graph runner's frames it is the capture that failed
+            Pattern(r"triton\.compiler\.errors\.CompilationError: at \d+:\d+", 45, "triton kernel failed to compile"),
+            # a traceback through the graph runners' capture (0.5.9 model_executor/cuda_graph_runner.py capture /
+            # capture_one_batch_size, piecewise_cuda_graph_runner.py, speculative/*cuda_graph_runner.py; 0.5.23
+            # model_executor/runner/*_cuda_graph_runner.py): whatever was raised there, capture is where it failed
+            Pattern(r'File "[^"]*graph_runner\.py", line \d+, in (?:capture\w*|run_once)\b', 50, "exception inside capture", wrapper=True),
+            # torch.compile's errors (torch/_dynamo/exc.py, torch/_inductor/exc.py): they wrap whatever failed while
+            # compiling ("InductorError: RuntimeError: Failed to find C compiler ..."), so a specific cause inside wins
+            Pattern(
+                r"torch\._dynamo\.exc\.\w+|BackendCompilerFailed: backend='\w+' raised|torch\._inductor\.exc\.\w+|\bInductorError: ",
+                60,
+                "torch.compile error",
+                wrapper=True,
+            ),
+            # dynamo's footer under each of its exceptions: torch 2.6+ "Set TORCHDYNAMO_VERBOSE=1 for the internal stack
+            # trace"; 2.1-2.5 "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information" and the
+            # "torch._dynamo.config.suppress_errors = True" hint
+            Pattern(
+                r"Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace|TORCHDYNAMO_VERBOSE=1 for more information|"
+                r"torch\._dynamo\.config\.suppress_errors = True",
+                30,
+                "torch.compile error",
+                wrapper=True,
+            ),
             Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame", wrapper=True),
         ),
     ),
@@ -380,12 +425,29 @@ CATALOG = (
         explanation="A kernel, attention backend or quantization scheme was built for or requires another GPU generation.",
         fix=(
             "pick a backend / quantization the GPU supports (e.g. --attention-backend flashinfer or triton on Ampere, "
-            "no FP8/NVFP4 kernels below their SM), or install a torch/sgl-kernel build with this GPU's SM; SGLang "
-            "itself needs compute capability 7.5 or newer (T4 / RTX 20xx and later)",
+            "no FP8/NVFP4 kernels below their SM; a triton kernel that needs more shared memory than this GPU has: "
+            "another --attention-backend, or no --enable-torch-compile), or install a torch/sgl-kernel build with this "
+            "GPU's SM; SGLang itself needs compute capability 7.5 or newer (T4 / RTX 20xx and later)",
         ),
         verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
         patterns=(
-            Pattern(r"no kernel image is available for execution on the device", 95, "no kernel for this SM"),
+            # CUDA runtime cudaErrorNoKernelImageForDevice (209) and cudaErrorInvalidDeviceFunction (98), as
+            # cudaGetErrorString words them (https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html);
+            # HIP prints the same for a kernel built for another gfx
+            Pattern(r"no kernel image is available for execution on the device|cudaErrorNoKernelImageForDevice", 95, "no kernel for this SM"),
+            Pattern(r"(?:CUDA|HIP) error: invalid device function|hipErrorInvalidDeviceFunction", 75, "kernel not built for this GPU"),
+            # flashinfer jit/core.py:107 (0.5.3), :108 (0.6.3); 0.2.5 jit/core.py:54 "FlashInfer requires sm75+"
+            Pattern(r"FlashInfer requires (?:GPUs with sm75 or higher|sm75\+)", 95, "flashinfer minimum SM"),
+            # triton python/triton/runtime/errors.py OutOfResources (raised by compiler.py _init_handles): the kernel's
+            # shared memory exceeds this GPU's. inductor's autotuner logs the same text and tries other configs, so the
+            # unqualified form only counts when an exception follows
+            Pattern(r"triton\.runtime\.errors\.OutOfResources: out of resource: \w[\w ]*, Required: \d+", 85, "triton kernel exceeds the GPU's shared memory"),
+            Pattern(
+                r"OutOfResources: out of resource: shared memory, Required: \d+, Hardware limit: ?\d+",
+                80,
+                "triton kernel exceeds the GPU's shared memory",
+                warning=True,
+            ),
             # 0.5.9 model_executor/model_runner.py:913; 0.5.23 model_executor/model_runner_components/
             # load_model_utils.py:91
             # (not the quoted source line of the traceback, so the evidence is the error itself)
@@ -443,6 +505,12 @@ CATALOG = (
             Pattern(r"(?:Error \d+: |CUDA error: )?system not yet initialized", 90, "CUDA system not ready"),
             # torch c10/cuda/CUDAFunctions.cpp: any driver-level failure of the first device query
             Pattern(r"Unexpected error from cudaGetDeviceCount\(\)", 75, "CUDA device query failed"),
+            # torch c10/cuda/CUDAFunctions.cpp device_count_impl: cudaErrorInitializationError and cudaErrorUnknown
+            Pattern(r"CUDA driver initialization failed, you might not have a CUDA gpu", 90, "CUDA driver init failed"),
+            Pattern(r"CUDA unknown error - this may be due to an incorrectly set up environment", 85, "CUDA driver init failed"),
+            Pattern(r"CUDA error: initialization error", 70, "CUDA driver init failed"),
+            # cudaErrorSystemDriverMismatch (803): the userspace driver differs from the kernel module
+            Pattern(r"system has unsupported display driver / cuda driver combination|cudaErrorSystemDriverMismatch", 100, "driver mismatch"),
             Pattern(r"Torch not compiled with CUDA enabled", 80, "CPU-only torch"),
             # a CUDA driver API symbol (cuXxx) missing from libcuda: the driver is older than the kernels need
             Pattern(r"undefined symbol: cu[A-Z]\w*", 100, "driver API symbol missing"),
@@ -464,8 +532,8 @@ CATALOG = (
             "service (CUDA_HOME, PATH with nvcc, LIBRARY_PATH/LD_LIBRARY_PATH with $CUDA_HOME/lib64) or install the "
             "toolkit matching torch's CUDA",
             "install the package set pinned for this SGLang version; reinstall sglang with its extras in a clean venv "
-            "(torch, sgl-kernel, flashinfer must match); for a failed JIT kernel build make the CUDA toolkit (nvcc, "
-            "headers, libraries) visible to the service via CUDA_HOME",
+            "(torch, sgl-kernel, flashinfer, flashinfer-cubin must match); for a failed JIT kernel build make a C "
+            "compiler and the CUDA toolkit (nvcc, headers, libraries) visible to the service via CC / CUDA_HOME",
         ),
         verify="python -c 'import sglang.srt.entrypoints.engine' succeeds in the service's venv",
         patterns=(
@@ -494,16 +562,36 @@ CATALOG = (
             Pattern(r"\bld(?:\.\w+)?: cannot find -l[\w.+-]+", 85, "linker: library missing"),
             Pattern(r"collect2: error: ld returned \d+ exit status", 60, "link failed"),
             Pattern(r"requires \w[\w-]* ?[<>=]=? ?[\d.]+.{0,40}(?:but|found|installed)", 50, "version conflict"),
+            # SGLang's assert_pkg_version (flashinfer_python, sgl-kernel / sglang-kernel): 0.4.6.post5 srt/utils.py:698,702;
+            # 0.5.9 srt/utils/common.py:1102,1106; 0.5.23 srt/utils/common.py:2431,2435
+            Pattern(
+                r"is installed with version \S+, which is less than the minimum required version|"
+                r"with minimum required version \S+ is not installed",
+                95,
+                "SGLang package version check",
+            ),
+            # flashinfer jit/env.py:77,115 (0.5.3, 0.6.3): its cubin / JIT-cache packages must be the same release
+            Pattern(r"flashinfer-(?:cubin|jit-cache) version \([^)]*\) does not match flashinfer version", 95, "flashinfer packages differ"),
+            # flashinfer jit/core.py:283 (0.5.3), :291 (0.6.3); jit/cpp_ext.py:58
+            Pattern(r"JIT compilation is disabled via FLASHINFER_DISABLE_JIT", 90, "flashinfer kernel not prebuilt"),
+            Pattern(r"Could not find nvcc and default cuda_home=", 85, "CUDA toolkit missing for a JIT build"),
+            # triton python/triton/runtime/build.py _build: no gcc/clang for its launcher stubs
+            Pattern(r"Failed to find C compiler\. Please specify via CC environment variable", 90, "C compiler missing"),
+            # sgl-kernel python/sgl_kernel/load_utils.py _load_architecture_specific_ops (sglang@7252a23)
+            Pattern(r"\[sgl_kernel\] CRITICAL: Could not load any common_ops library", 95, "sgl_kernel failed to load"),
+            # transformers utils/import_utils.py:1733,1741 (4.57.1), :2046,2054 (5.19.0)
+            Pattern(r"requires the (?:SentencePiece|protobuf) library but it was not found in your environment", 90, "tokenizer dependency missing"),
         ),
     ),
     RootCause(
         id="nccl_failure",
         phase="multi_gpu",
         title="NCCL / multi-GPU communication failed",
-        explanation="Tensor-parallel ranks could not set up or complete a collective (NCCL, P2P, shared memory, custom all-reduce).",
+        explanation="Tensor-parallel ranks could not set up or complete a collective (NCCL, gloo, P2P, shared memory, custom all-reduce).",
         fix=(
             "check all GPUs are visible and healthy, give the container enough /dev/shm (NCCL), try NCCL_P2P_DISABLE=1 "
-            "or --disable-custom-all-reduce, and rerun with NCCL_DEBUG=INFO",
+            "or --disable-custom-all-reduce, and rerun with NCCL_DEBUG=INFO; across nodes set NCCL_SOCKET_IFNAME and "
+            "GLOO_SOCKET_IFNAME to the interface that reaches --dist-init-addr",
         ),
         verify="the log shows 'Init torch distributed ends' on every TP rank and then 'fired up'",
         patterns=(
@@ -513,7 +601,21 @@ CATALOG = (
                 90,
                 "NCCL error",
             ),
+            # NCCL src/init.cc ncclGetErrorString (NVIDIA/nccl@48bb7fe), as torch's ProcessGroupNCCL prints it after
+            # "NCCL error in: ..."
+            Pattern(
+                r"unhandled (?:cuda|system) error \(run with NCCL_DEBUG=INFO|internal error - please report this issue to the NCCL developers|"
+                r"remote process exited or there was a network error",
+                90,
+                "NCCL error",
+            ),
             Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
+            # torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp heartbeat monitor
+            Pattern(r"ProcessGroupNCCL's watchdog got stuck for \d+ seconds", 85, "NCCL watchdog hang"),
+            # torch/csrc/distributed/c10d/ProcessGroupGloo.cpp: the CPU group (SGLang's TP cpu_group) could not connect
+            Pattern(r"Gloo connectFullMesh failed with", 90, "gloo connection failed"),
+            # the watchdog rethrows whatever a collective raised (a CUDA error of a kernel, too)
+            Pattern(r"Process group watchdog thread terminated with exception", 60, "NCCL watchdog exception", wrapper=True),
             Pattern(r"torch\.distributed\.DistBackendError|DistNetworkError|DistStoreError", 70, "torch.distributed error"),
             Pattern(r"NCCL WARN|NCCL INFO .{0,40}(?:failed|error)", 45, "NCCL warning"),
             Pattern(r"NCCL WARN .{0,160}(?:[Ff]ail|abort|refused|timed? ?out|[Ee]rror)", 75, "NCCL connection error"),
@@ -531,8 +633,9 @@ CATALOG = (
         ),
         fix=(
             "drop one of the conflicting flags named in the evidence (see the SGLang message for the supported "
-            "combination); for DeepEP low-latency keep --cuda-graph-max-bs (times draft tokens with speculative "
-            "decoding) at or below SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, or raise that variable",
+            "combination); a kernel that rejects the model's shape (flashinfer 'Unsupported head_dim'): another "
+            "--attention-backend (e.g. triton); for DeepEP low-latency keep --cuda-graph-max-bs (times draft tokens "
+            "with speculative decoding) at or below SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, or raise that variable",
         ),
         verify="sglang serve ... --help-style dry start passes the argument checks (server_args= line appears)",
         patterns=(
@@ -545,7 +648,7 @@ CATALOG = (
                 "SGLang combination check",
             ),
             Pattern(
-                r"(?:AssertionError|ValueError|NotImplementedError): .{0,200}(?:is not supported (?:with|when|for|in)|"
+                r"(?:AssertionError|ValueError|NotImplementedError): .{0,200}(?:is not supported (?:with|when|for|in|by)|"
                 r"not supported with|only supports?|is only supported|requires --|requires overlap|must be used with|"
                 r"must be enabled)",
                 70,
@@ -556,6 +659,10 @@ CATALOG = (
             # cap is SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK (0.5.9 srt/environ.py:366; 0.5.23
             # srt/environ.py:1439), so a larger graph batch (--cuda-graph-max-bs) cannot be dispatched
             Pattern(r"Assertion error \S*deep_ep\.cpp:\d+ '.{0,120}<= ?num_max_dispatch_tokens_per_rank", 90, "DeepEP dispatch cap below the batch size"),
+            # flashinfer include/flashinfer/utils.cuh:149,207 (0.6.3) DISPATCH_GQA_GROUP_SIZE / DISPATCH_HEAD_DIM, raised
+            # as "Error in function '<kernel>' at <file>:<line>: Unsupported head_dim: 106": the model's shape is outside
+            # what the attention backend's kernels are built for
+            Pattern(r"Unsupported (?:head_dim|group_size): \d+", 85, "attention kernel does not support the model's shape"),
         ),
     ),
     RootCause(
@@ -576,6 +683,8 @@ CATALOG = (
             # 0.5.23 utils/common.py:3394-3429 (human_readable_int)
             Pattern(r"Invalid integer value: '[^']*'\. Use a plain integer", 100, "bad integer"),
             Pattern(r"error: the following arguments are required", 95, "missing required argument"),
+            # Python's enum.EnumMeta.__call__ for a flag SGLang turns into an Enum (--load-format -> LoadFormat)
+            Pattern(r"ValueError: '[^']*' is not a valid [A-Z]\w*\b(?! identifier)", 85, "value not among the enum's members"),
             # 0.5.23 arg_groups/validation_hook.py:243-246 and similar asserts
             Pattern(
                 r"must be divisible by|is not divisible by|must be a multiple of|must be (?:positive|greater than|"
@@ -649,7 +758,10 @@ CATALOG = (
         phase="model_load",
         title="the model path or repository does not exist",
         explanation="--model-path is neither a local directory with a config.json nor a Hugging Face repository id.",
-        fix=("correct --model-path (a local directory with config.json and weights, or an existing org/name repository)",),
+        fix=(
+            "correct --model-path (a local directory with config.json and weights, or an existing org/name repository) "
+            "or --revision; the hub also answers 'not found' for a private or gated repository without a valid HF_TOKEN",
+        ),
         verify="ls <model-path>/config.json (local) or huggingface-cli download <repo> config.json",
         patterns=(
             Pattern(r"is not a local folder and is not a valid model identifier", 100, "transformers: no such model"),
@@ -659,6 +771,12 @@ CATALOG = (
             Pattern(r"Cannot find any model weights with", 95, "no weight files"),
             Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)", 85, "invalid repository id"),
             Pattern(r"No such file or directory: '[^']*(?:config\.json|\.safetensors|model)", 60, "missing model file"),
+            # transformers utils/hub.py:709 (4.57.1) has_file
+            Pattern(r"is not a local folder or a valid repository name on", 95, "transformers: no such model"),
+            # transformers models/auto/configuration_auto.py:1381 (4.57.1): config.json without model_type
+            Pattern(r"Unrecognized model in \S+\. Should have a `model_type` key in its config\.json", 85, "not a transformers checkpoint"),
+            # huggingface_hub utils/_http.py:408 (0.36.0) RevisionNotFoundError; transformers utils/hub.py:519
+            Pattern(r"Revision Not Found for url|is not a valid git identifier \(branch name, tag name or commit id\)", 90, "no such revision"),
         ),
     ),
     RootCause(
@@ -667,32 +785,49 @@ CATALOG = (
         title="downloading the model failed",
         explanation="The model could not be fetched from the Hugging Face hub: network, authentication (gated repo), disk space or a corrupt download.",
         fix=(
-            "pre-download the model into the container (llmops.sglang.sglang_model) with a valid HF token and enough "
-            "disk, then point --model-path at the local directory; for offline hosts set HF_HUB_OFFLINE=1",
+            "pre-download the model into the container (llmops.sglang.sglang_model) with a valid HF token (accepted "
+            "licence for gated repositories) and enough disk, then point --model-path at the local directory; for "
+            "offline hosts set HF_HUB_OFFLINE=1 only once the files are there; a truncated .safetensors file is "
+            "deleted and downloaded again",
         ),
         verify="huggingface-cli download <repo> --local-dir <dir> completes and the safetensors index is complete",
         patterns=(
+            # huggingface_hub utils/_http.py hf_raise_for_status (0.26.5 :420, 0.36.0 :416, 1.33.0 :859: "Cannot access
+            # gated repo for url"; 403 at 0.36.0 :461); transformers utils/hub.py:543 ("You are trying to access a gated
+            # repo") and :702 ("is a gated repository")
             Pattern(
                 r"GatedRepoError|Access to model \S+ is restricted|You are trying to access a gated repo|"
-                r"401 Client Error",
+                r"401 Client Error|Cannot access gated repo for url|is a gated repository\. Make sure to request access|"
+                r"403 Forbidden: .{0,120}Cannot access content at|Make sure your token has the correct permissions",
                 95,
                 "gated / unauthorized",
             ),
+            # transformers utils/hub.py:554; huggingface_hub file_download.py:1647,1658 and _snapshot_download.py:230-248
+            # (0.36.0), utils/_http.py:107 (0.36.0) / :285 (1.33.0) "offline mode is enabled" (HF_HUB_OFFLINE=1 and
+            # the model is not in the cache)
             Pattern(
                 r"We couldn't connect to 'https://huggingface\.co'|LocalEntryNotFoundError|"
-                r"Cannot find the requested files in the disk cache",
+                r"Cannot find the requested files in the disk cache|Cannot find an appropriate cached snapshot folder|"
+                r"An error happened while trying to locate the files? on the Hub|Cannot reach \S+: offline mode is enabled|"
+                r"OfflineModeIsEnabled",
                 90,
                 "hub unreachable",
             ),
+            # huggingface_hub utils/_http.py (1.33.0 :956) rate limit; transformers utils/hub.py:524 cache permissions
+            Pattern(r"429 Too Many Requests|PermissionError at \S+ when downloading", 85, "hub refused the download"),
             Pattern(
                 r"Max retries exceeded with url: /\S*(?:huggingface|/api/models|resolve)|huggingface\.co.{0,80}"
                 r"(?:ConnectionError|ReadTimeout|Timeout|NameResolutionError)",
                 85,
                 "hub network error",
             ),
+            # safetensors bindings' "Error while deserializing header: " + the error: its Debug name before 0.6
+            # (huggingface/safetensors@000a16f safetensors/src/tensor.rs: HeaderTooLarge, MetadataIncompleteBuffer,
+            # InvalidHeaderDeserialization, ...), its Display text in 0.6.2 (_safetensors_rust.abi3.so: "header too
+            # large", "incomplete metadata, file not fully covered", "invalid JSON in header: ...")
             Pattern(
-                r"Consistency check failed: file should be of size|SafetensorError: Error while deserializing header|"
-                r"HeaderTooLarge|incomplete metadata, file not fully covered",
+                r"Consistency check failed: file should be of size|Error while deserializing header: |"
+                r"HeaderTooLarge|MetadataIncompleteBuffer|incomplete metadata, file not fully covered",
                 85,
                 "corrupt download",
             ),
@@ -719,8 +854,49 @@ CATALOG = (
         patterns=(
             # 0.5.9 layers/quantization/modelopt_quant.py:461
             Pattern(r"ModelOptFp8Config only supports static FP8 quantization", 100, "ModelOpt FP8 config refuses it"),
-            # 0.5.12 layers/quantization/fp8.py:378 (W4AFp8Config gives every linear 128x128 FP8 blocks)
-            Pattern(r"is not divisible by weight quantization block_[nk] = \d+", 95, "FP8 block size misfit"),
+        ),
+    ),
+    RootCause(
+        id="quant_shard_misaligned",
+        phase="model_load",
+        title="the quantized checkpoint's block or group size does not divide the per-GPU shard",
+        explanation=(
+            "Tensor parallelism splits each linear (and MoE expert) layer across the GPUs; a block-quantized (FP8 / "
+            "INT8 blocks) or group-quantized (AWQ / GPTQ / Marlin) checkpoint needs every shard (the whole layer at "
+            "--tp-size 1) to be a whole number of quantization blocks or groups, and at this --tp-size it is not."
+        ),
+        fix=(
+            "use a --tp-size whose shard of the layer named in the evidence is a multiple of the quantization block / "
+            "group (usually a smaller one), expert parallelism (--ep-size equal to --tp-size) so MoE experts are not "
+            "split, or another checkpoint (BF16, or a quantization with smaller groups); for GPTQ via Marlin "
+            "--quantization gptq avoids Marlin's thread tiles. If it fails even at --tp-size 1, this release maps the "
+            "checkpoint to a kernel whose block the model's layers do not fit (ModelOpt MIXED_PRECISION loaded as "
+            "w4afp8, 0.5.10-0.5.15): use another release",
+        ),
+        verify="the log passes 'Load weight begin' and prints 'Load weight end' on every rank",
+        patterns=(
+            # FP8 / INT8 block quantization: 0.5.9 layers/quantization/fp8.py:282,293,729,737, fp8_utils.py:1322,1339,
+            # blockwise_int8.py:161,172,283,291, compressed_tensors/schemes/compressed_tensors_w8a8_fp8_moe.py:103,110;
+            # 0.5.23 fp8.py:597,608,1591,1599, fp8_utils.py:2875,2891, blockwise_int8.py:165,176,287,295,
+            # compressed_tensors_w8a8_fp8_moe.py:112,119 ("The output_size of gate's and up's weight = N is not
+            # divisible by weight quantization block_n = 128.")
+            Pattern(r"is not divisible by weight quantization block_[nk] = \d+", 95, "shard not a multiple of the FP8 block"),
+            # GPTQ / AWQ Marlin: 0.5.9 layers/quantization/marlin_utils.py:180,190,199,740,746,754,763; 0.5.23
+            # marlin_utils.py:171,182,190 ("... is not divisible by group_size = 128. Consider reducing
+            # tensor_parallel_size or running with --quantization gptq.")
+            Pattern(
+                r"is not divisible by\s+(?:group_size|min_thread_[nk]|min_[nk]_threads|pack_factor) = \d+|"
+                r"Consider reducing tensor_parallel_size or running with --quantization gptq",
+                95,
+                "shard not a multiple of the quantization group",
+            ),
+            # AWQ / GPTQ linear methods: 0.5.9 layers/quantization/awq.py:375,383, gptq.py:462,469; 0.5.23
+            # awq/schemes/awq_linear.py:41,49, gptq/schemes/gptq_linear.py:49,56
+            Pattern(
+                r"The (?:input|output) size is not aligned with the quantized weight shape\. This can be caused by too large tensor parallel size",
+                95,
+                "shard not aligned with the quantized weight",
+            ),
         ),
     ),
     RootCause(
@@ -739,13 +915,34 @@ CATALOG = (
             Pattern(r"Model architectures \[[^\]]*\] are not supported for now", 100, "SGLang: unsupported architecture"),
             # 0.5.9 model_loader/utils.py:55; 0.5.23 model_loader/utils.py:156,164
             Pattern(r"Cannot find model module\. '[^']*' is not a registered", 95, "SGLang: unregistered architecture"),
+            # transformers models/auto/configuration_auto.py:1038 (4.46.3), :1364 (4.57.1), :432 (5.19.0)
             Pattern(r"but Transformers does not recognize this architecture|model type `[^`]+` but Transformers", 95, "transformers: unknown model type"),
-            # transformers' dynamic_module_utils messages; a bare "trust_remote_code=True" is also what SGLang's own
-            # server_args line prints when the flag was given
+            # SGLang 0.1.18 srt/managers/controller/model_runner.py:555, 0.2.15 srt/model_executor/model_runner.py:627,
+            # 0.3.6 :725 (the releases before models/registry.py)
+            Pattern(r"Unsupported architectures: \[?'?\w+", 95, "SGLang: unsupported architecture"),
+            # transformers models/auto/auto_factory.py:459,608 (4.57.1): the transformers backend has no class for it
+            Pattern(r"Unrecognized configuration class \S+ for this kind of AutoModel", 80, "transformers: no model class"),
+        ),
+    ),
+    RootCause(
+        id="trust_remote_code_required",
+        phase="model_load",
+        title="the model ships its own code and --trust-remote-code was not given",
+        explanation=(
+            "The checkpoint's config or tokenizer is implemented by Python code inside the model repository; "
+            "transformers runs it only when asked to, and SGLang passes that on from --trust-remote-code."
+        ),
+        fix=("read the repository's code, then add --trust-remote-code (or use an SGLang/transformers release that implements the model natively)",),
+        verify="the server prints its model config and 'Load weight begin'",
+        patterns=(
+            # transformers dynamic_module_utils.py resolve_trust_remote_code: 4.46.3 :633,667,679-681; 4.57.1
+            # :697-698,737,771,784; 5.19.0 :703-704,777,790. A bare "trust_remote_code=True" is also what SGLang's own
+            # server_args line prints when the flag was given, so only the sentences count.
             Pattern(
-                r"requires you to execute the configuration file in that repo|contains custom code which must be "
-                r"executed|(?:pass the argument|set the option) `trust_remote_code=True`",
-                50,
+                r"requires you to execute the configuration file in that repo|requires you to execute custom code "
+                r"contained in the model repository|contains custom code which must be executed|"
+                r"(?:pass the argument|set the option) `trust_remote_code=True`",
+                95,
                 "needs --trust-remote-code",
             ),
         ),
@@ -782,12 +979,20 @@ CATALOG = (
             # 0.5.9 utils/hf_transformers_utils.py:535-537
             Pattern(r"Failed to load the tokenizer", 95, "SGLang tokenizer error"),
             Pattern(r"Can't load tokenizer for|data did not match any variant of untagged enum", 95, "transformers tokenizer error"),
+            # transformers models/auto/tokenization_auto.py: 4.46.3 :918 / 4.57.1 :1138 "Tokenizer class X does not
+            # exist or is not currently imported."; 5.19.0 :790 "Tokenizer class X is not currently imported.", :889
+            # "Tokenizer class 'X' specified in the tokenizer config was not found."; 4.57.1 :1170 / 5.19.0 :1006
+            # "Unrecognized configuration class X to build an AutoTokenizer."; 4.57.1 :1165 (sentencepiece)
             Pattern(
                 r"Cannot use the fast tokenizer in slow tokenizer mode|tokenizer class \w+ does not exist|"
-                r"Tokenizer class \w+ does not exist",
+                r"Tokenizer class \w+ does not exist|Tokenizer class \w+ is not currently imported|"
+                r"Tokenizer class '[^']+' specified in the tokenizer config was not found|"
+                r"Unrecognized configuration class \S+ to build an AutoTokenizer|This tokenizer cannot be instantiated",
                 90,
                 "tokenizer class",
             ),
+            # transformers tokenization_utils_fast.py:143 (4.57.1), tokenization_utils_tokenizers.py:413 (5.19.0)
+            Pattern(r"Couldn't instantiate the backend tokenizer from one of", 90, "tokenizer files unusable"),
             Pattern(r"get_tokenizer|tokenization_utils|TokenizerManager\.__init__|tokenizer_manager\.py", 30, "tokenizer frame"),
         ),
     ),

@@ -18,7 +18,8 @@ REQUIRED_IDS = (
     "kv_pool_exhausted_runtime req_pool_exhausted_runtime host_ram_oom_killed cuda_graph_capture_error "
     "unsupported_gpu_arch driver_cuda_mismatch dependency_import_error nccl_failure incompatible_feature_combination "
     "invalid_argument_value unrecognized_argument warmup_failed port_in_use model_not_found model_download_failed "
-    "unsupported_quantization unsupported_architecture context_length_exceeds_model tokenizer_error gpu_busy_other_process tp_memory_imbalance "
+    "unsupported_quantization quant_shard_misaligned unsupported_architecture trust_remote_code_required context_length_exceeds_model "
+    "tokenizer_error gpu_busy_other_process tp_memory_imbalance "
     "no_evidence silent_death stale_log other"
 ).split()
 INVOCATION = "d" * 32
@@ -321,9 +322,9 @@ def test_trust_remote_code_in_server_args_is_not_a_request_for_it():
         "[2026-02-27 14:33:05] server_args=ServerArgs(model_path='/app/models/Deepseek-R1/', trust_remote_code=True, tp_size=16)",
         "[2026-02-27 14:33:22 TP0] Load weight begin. avail mem=77.49 GB",
     ]
-    assert classify(started)["root_cause"] != "unsupported_architecture"
+    assert classify(started)["root_cause"] != "trust_remote_code_required"
     refused = [
         "ValueError: The repository for /models/x contains custom code which must be executed to correctly load "
         "the model. Please pass the argument `trust_remote_code=True` to allow custom code to be run."
     ]
-    assert classify(refused)["root_cause"] == "unsupported_architecture"
+    assert classify(refused)["root_cause"] == "trust_remote_code_required"

@@ -60,6 +60,9 @@ PEER_WAIT_RE = re.compile(
     r"Ranks? (\d+(?:, \d+)*) failed to pass monitoredBarrier|Please check rank 0 logs for faulty rank|"
     r"Watchdog caught collective operation timeout"
 )
+# The last line of a Python traceback ("KeyError: 'ministral3'", "torch.OutOfMemoryError: ..."), also when an excerpt
+# quotes only that line: a crash line like CRASH_RE's.
+EXCEPTION_LINE_RE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)(?::|\s*$)")
 _HYBRID_CLASS_RE = re.compile(r"Qwen3_?5|Qwen3Next|NemotronH|FalconH1|Jamba|GraniteMoeHybrid|Lfm2|KimiLinear|MiniMaxText01|Mamba|Zamba|Plamo2")
 
 
@@ -170,6 +173,7 @@ class _Compiled:
         for g_index, (_name, regex) in enumerate(MILESTONE_REGEXES):
             items.append((("g", g_index), regex.pattern, regex.flags))
         items.append((("c", 0), CRASH_RE.pattern, CRASH_RE.flags))
+        items.append((("c", 1), EXCEPTION_LINE_RE.pattern, EXCEPTION_LINE_RE.flags))
         items.append((("x", 0), EXCEPTION_RE.pattern, EXCEPTION_RE.flags))
         items.append((("o", 0), OOM_RE.pattern, OOM_RE.flags))
         items.append((("w", 0), PEER_WAIT_RE.pattern, PEER_WAIT_RE.flags))
@@ -253,7 +257,7 @@ def _scan(lines, ranks, per_rank):
                     rank_life[rank] = index
                     if name in ("ready", "http_up"):
                         found.up = index
-            elif kind == "c" and CRASH_RE.search(line):
+            elif kind == "c" and (CRASH_RE if k == 0 else EXCEPTION_LINE_RE).search(line):
                 rank_crash[rank] = index
                 found.first_crash.setdefault(rank, index)
             elif kind == "x" and EXCEPTION_RE.search(line):

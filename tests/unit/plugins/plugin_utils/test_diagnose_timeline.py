@@ -389,3 +389,9 @@ def test_torch_rank_prefixes_find_the_failed_rank():
     ]
     result = _diagnose(lines)
     assert result["failed_rank"] == "rank1" and result["root_cause"] == "cuda_oom_weights"
+
+
+@pytest.mark.parametrize("line", ["KeyError: 'newmodel'", "ValueError: 'x' is not a valid LoadFormat [repeated 6x across cluster]", "torch.OutOfMemoryError"])
+def test_an_excerpt_of_only_the_exception_line_is_not_healthy(line):
+    assert classify([line])["root_cause"] != "none"
+    assert classify([_tp(0, "Load weight begin. avail mem=78.50 GB"), line])["root_cause"] != "none"

@@ -65,8 +65,9 @@ notes:
     C(host_ram_oom_killed), C(cuda_graph_capture_error), C(unsupported_gpu_arch), C(driver_cuda_mismatch),
     C(dependency_import_error), C(nccl_failure), C(incompatible_feature_combination), C(invalid_argument_value),
     C(unrecognized_argument), C(warmup_failed), C(port_in_use), C(model_not_found), C(model_download_failed),
-    C(unsupported_architecture), C(context_length_exceeds_model), C(tokenizer_error), C(gpu_busy_other_process),
-    C(tp_memory_imbalance), C(no_evidence), C(silent_death), C(stale_log) and C(other).
+    C(unsupported_quantization), C(quant_shard_misaligned), C(unsupported_architecture), C(trust_remote_code_required),
+    C(context_length_exceeds_model), C(tokenizer_error), C(gpu_busy_other_process), C(tp_memory_imbalance),
+    C(no_evidence), C(silent_death), C(stale_log) and C(other).
 seealso:
   - module: llmops.sglang.sglang_log_tail
   - module: llmops.sglang.sglang_memory_budget

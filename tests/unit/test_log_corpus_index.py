@@ -31,7 +31,8 @@ ROOT_CAUSE_IDS = frozenset(
     kv_pool_exhausted_runtime req_pool_exhausted_runtime host_ram_oom_killed cuda_graph_capture_error
     unsupported_gpu_arch driver_cuda_mismatch dependency_import_error nccl_failure
     incompatible_feature_combination invalid_argument_value unrecognized_argument warmup_failed
-    port_in_use model_not_found model_download_failed unsupported_architecture
+    port_in_use model_not_found model_download_failed unsupported_quantization quant_shard_misaligned
+    unsupported_architecture trust_remote_code_required
     context_length_exceeds_model tokenizer_error gpu_busy_other_process tp_memory_imbalance
     silent_death stale_log other
     """.split()

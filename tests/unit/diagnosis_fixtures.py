@@ -43,13 +43,18 @@ def healthy_real_logs():
     return paths + sorted((FIXTURES / "startup_logs").glob("*.log"))
 
 
+def is_false_alarm(result):
+    """On a healthy log: ``other`` (read as a failure) or a specific cause with medium or high confidence."""
+    return result["root_cause"] == "other" or (result["root_cause"] != "none" and result["confidence"] != "low")
+
+
 def cut_short_false_alarms(path):
     """(prefixes, [(lines kept, result)]) for a healthy log cut after each of its lines (a start still loading,
-    or killed from outside): a specific cause with medium or high confidence there is a false alarm."""
+    or killed from outside): each prefix must be ``none`` with the phase it reached, never a failure."""
     lines = path.read_bytes().decode("utf-8", "replace").splitlines()
     alarms = []
     for end in range(1, len(lines) + 1):
         result = classify(lines[:end])
-        if result["root_cause"] not in ("none", "other") and result["confidence"] != "low":
+        if is_false_alarm(result):
             alarms.append((end, result))
     return len(lines), alarms

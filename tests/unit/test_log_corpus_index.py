@@ -20,6 +20,8 @@ import re
 import pytest
 import yaml
 
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import ORDER, timeline
+
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 LOGS = FIXTURES / "logs"
 STARTUP = FIXTURES / "startup_logs"
@@ -40,6 +42,8 @@ ROOT_CAUSE_IDS = frozenset(
 KINDS = frozenset({"real", "source-derived"})
 MAX_FIXTURE_BYTES = 200 * 1024
 URL = re.compile(r"^https://\S+$")
+READY = "The server is fired up and ready to roll!"
+REACHED = frozenset({"starting", "ready", "serving"})
 KV_LINE = re.compile(r"KV Cache is allocated\. .*#tokens: \d+|max_total_num_tokens=\d+")
 
 
@@ -94,14 +98,25 @@ def test_every_real_log_file_is_indexed():
 
 
 def test_healthy_logs_reach_serving_and_show_no_failure():
-    """A `none` excerpt must show the server up (the ready banner, Uvicorn bound, or requests being
-    answered) and nothing that SGLang prints on a failed start."""
+    """A `none` excerpt shows nothing that SGLang prints on a failed start. With `reached: ready` or `serving` (or
+    no `reached`) it shows the server up (the ready banner, Uvicorn bound, requests answered or batch lines); with
+    `reached: starting` it ends before the ready line, past the start of weight loading at least."""
     failure_marks = ("Traceback (most recent call last)", "Scheduler hit an exception", "Initialization failed", "Received sigquit", "out of memory", "Killed")
     entries = [e for e in _log_entries() if e["label"] == "none" and e["kind"] == "real"]
     for entry in entries:
         text = (LOGS / entry["file"]).read_text(encoding="utf-8", errors="replace")
-        serving = re.search(r'"(?:POST|GET) /(?:generate|v1/\S+|health\S*) HTTP/1\.1" 200', text)
-        assert "The server is fired up and ready to roll!" in text or "Uvicorn running on" in text or serving, entry["file"]
+        assert entry.get("reached", "ready") in REACHED, "%s: reached must be one of %s" % (entry["file"], sorted(REACHED))
+        if entry.get("reached") == "starting":
+            assert READY not in text, "%s: reached starting, but the excerpt shows the ready line" % entry["file"]
+            last = timeline(text.splitlines()).last
+            assert last and ORDER[last] >= ORDER["weight_begin"], "%s: reached starting must get to weight loading at least (last milestone %s)" % (
+                entry["file"],
+                last,
+            )
+        else:
+            serving = re.search(r'"(?:POST|GET) /(?:generate|v1/\S+|health\S*) HTTP/1\.1" 200', text)
+            batches = timeline(text.splitlines()).reached == "serving"  # a serving tail of batch lines
+            assert READY in text or "Uvicorn running on" in text or serving or batches, entry["file"]
         for mark in failure_marks:
             assert mark not in text, "%s: healthy excerpt contains %r" % (entry["file"], mark)
 

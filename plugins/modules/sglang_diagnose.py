@@ -105,10 +105,54 @@ underlying_cause:
 phase:
   description:
     - Where it failed (args, import, driver, model_download, model_load, weight_load, memory_pool, cuda_graph,
-      warmup, serving, network, multi_gpu, host, unknown).
+      warmup, serving, network, multi_gpu, host, unknown), from the start-up timeline where the log shows one
+      (the phase the failing rank was in when it printed the failure line), else the root cause's own phase
+      (C(cause_phase)). For C(none), the phase the launch reached.
+    - They differ for example for an NCCL error raised while loading weights (C(weight_load), not
+      C(multi_gpu)), or an OOM while allocating the pools (C(memory_pool), root cause C(cuda_oom_cuda_graph)).
   returned: always
   type: str
   sample: memory_pool
+cause_phase:
+  description: The catalog's phase of the root cause (where that failure usually happens).
+  returned: always
+  type: str
+  sample: cuda_graph
+reached:
+  description:
+    - How far the launch got; C(starting) (the log ends before the ready line), C(ready) (it shows
+      "The server is fired up and ready to roll!"), C(serving) (batch lines or answered requests).
+    - A log without failure evidence is C(none) with C(reached), never C(other).
+  returned: always
+  type: str
+  sample: starting
+timeline:
+  description:
+    - The start-up milestones the log shows (server args, model config, torch distributed, Load weight
+      begin/end, KV and mamba pools, Memory pool end, CUDA graph capture begin/end, the scheduler's
+      max_total_num_tokens line, Uvicorn up, warm-up, ready, serving), as SGLang 0.4.6 to 0.5.23 word them.
+    - 'Keys C(reached), C(phase), C(last_milestone), C(summary) (for example V(starting: memory_pool (KV cache
+      allocated\))), C(milestones) (name to the first line index, in the last launch of the log) and C(ranks)
+      (per rank, C(main) for the main process, its furthest milestone, phase and line).'
+  returned: always
+  type: dict
+  sample: {"reached": "starting", "phase": "memory_pool", "last_milestone": "kv_pool", "summary": "starting: memory_pool (KV cache allocated)"}
+failed_rank:
+  description:
+    - In a log with rank prefixes (C(TP1), C(DP0 TP1), torch's C([rank1]:)), the rank whose first failure line
+      comes first; the root cause is that rank's. A rank that only waited on its peers (rank 0's "other ranks
+      didn't finish loading", monitoredBarrier, a collective timeout) yields to the ranks it names and to any
+      rank with a failure of its own; when only the waiting rank is in the log, C(notes) says which ranks to
+      read. V(null) for a log without ranks or without a failure.
+  returned: always
+  type: str
+  sample: TP3
+ranks_seen:
+  description: The rank prefixes seen in the log, sorted.
+  returned: always
+  type: list
+  elements: str
+  sample: ["TP0", "TP1", "TP2", "TP3"]
 confidence:
   description: high, medium or low.
   returned: always
@@ -150,7 +194,7 @@ freshness:
   returned: always
   type: dict
 progress:
-  description: The last start-up stage the log reached (start, args, weight_load, memory_pool, cuda_graph, warmup, serving).
+  description: The phase of the furthest start-up milestone the log reached (C(timeline.phase)), C(start) when it shows none.
   returned: always
   type: str
   sample: memory_pool

@@ -143,7 +143,8 @@ failed_rank:
       comes first; the root cause is that rank's. A rank that only waited on its peers (rank 0's "other ranks
       didn't finish loading", monitoredBarrier, a collective timeout) yields to the ranks it names and to any
       rank with a failure of its own; when only the waiting rank is in the log, C(notes) says which ranks to
-      read. V(null) for a log without ranks or without a failure.
+      read. V(null) for a log without ranks or without a failure. In a multi-node launch C(numbers.node_rank)
+      says which node wrote the log.
   returned: always
   type: str
   sample: TP3

@@ -117,6 +117,8 @@ NUMBER_PATTERNS = (
     ("bad_argument", re.compile(r"argument (--[\w-]+)(?:/[-\w]+)*: (?:invalid|expected)"), lambda m: m.group(1)),
     ("bad_argument_reason", re.compile(r"argument --[\w-]+(?:/[-\w]+)*: ((?:invalid|expected).{0,200})"), lambda m: m.group(1).strip()),
     ("architectures", re.compile(r"Model architectures (\[[^\]]*\])"), lambda m: m.group(1)),
+    # which node of a multi-node launch wrote the log: server_args' node_rank (ServerArgs repr or 0.5.23's dict)
+    ("node_rank", re.compile(r"\bnode_rank'?[=:] ?(\d+)"), lambda m: int(m.group(1))),
 )
 
 
@@ -374,6 +376,11 @@ def _failures(ranking, hits, oom_id):
     return failures
 
 
+def _rank_order(label):
+    """Sort key that puts TP9 before TP12."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.findall(r"\d+|\D+", label)]
+
+
 def _is_rank(label, number):
     """Whether a rank label ("TP1", "DP0 TP1", "rank1") is the tensor-parallel / torch rank ``number``."""
     return label == "rank%d" % number or ("TP%d" % number) in label.split()
@@ -417,7 +424,7 @@ def classify(lines):
     """Classify log lines. Returns a dict: root_cause, phase, confidence, score, evidence, numbers, timeline, ranks."""
     lines = [normalize(line) for line in split_lines(lines)]
     ranks = line_ranks(lines)
-    ranks_seen = sorted({rank for rank in ranks if rank})
+    ranks_seen = sorted({rank for rank in ranks if rank}, key=_rank_order)
     per_rank = len(ranks_seen) > 1
     found = _scan(lines, ranks, per_rank)
     the_timeline = build_timeline(found.milestones, ranks)

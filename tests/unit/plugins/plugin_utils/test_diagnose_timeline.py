@@ -296,6 +296,8 @@ SERVING = _start() + [BATCH_0_5_23]
         (POOLS, 'model_executor/model_runner.py", line 810, in load_model', "cuda_oom_cuda_graph", "memory_pool"),
         (CAPTURE, 'model_executor/cuda_graph_runner.py", line 373, in capture', "cuda_oom_cuda_graph", "cuda_graph"),
         (SERVING, 'managers/scheduler.py", line 1200, in run_batch', "cuda_oom_runtime", "serving"),
+        # the warm-up request, before the ready line: activations, like serving
+        (_start()[:-1], 'managers/scheduler.py", line 1200, in run_batch', "cuda_oom_runtime", "warmup"),
         # no milestone before the OOM: the frames decide
         ([], 'model_loader/loader.py", line 380, in load_weights_and_postprocess', "cuda_oom_weights", "weight_load"),
     ],
@@ -377,6 +379,20 @@ def test_dp_and_torch_rank_prefixes():
         "TP1",
         "",
     ]
+
+
+@pytest.mark.parametrize(
+    "args_line",
+    [
+        "[2026-01-02 10:00:00] server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-R1', tp_size=16, nnodes=2, node_rank=1)",
+        "[2026-01-02 10:00:00] server_args={'model_path': 'deepseek-ai/DeepSeek-R1', 'tp_size': 16, 'nnodes': 2, 'node_rank': 1}",
+    ],
+)
+def test_the_node_of_a_multi_node_log(args_line):
+    lines = [args_line, "[2026-01-02 10:00:05 TP9] Init torch distributed begin.", "[2026-01-02 10:00:06 TP12] Init torch distributed begin."]
+    lines += [_tp(12, "Scheduler hit an exception: Traceback (most recent call last):", 30), "ModuleNotFoundError: No module named 'deep_ep'"]
+    result = _diagnose(lines)
+    assert result["numbers"]["node_rank"] == 1 and result["failed_rank"] == "TP12" and result["ranks_seen"] == ["TP9", "TP12"]
 
 
 def test_torch_rank_prefixes_find_the_failed_rank():

@@ -545,7 +545,9 @@ CATALOG = (
             Pattern(r"Command '\['[^']*/(?:gcc|cc|g\+\+|nvcc|ninja)'|returned non-zero exit status", 40, "build failed"),
             Pattern(r"\bImportError: ", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
-            Pattern(r"cannot open shared object file", 60, "shared library missing"),
+            # not NCCL's INFO that it found no optional network plugin (src/net.cc "NET/Plugin : Plugin load (%s)
+            # returned %d : %s", dlerror's "libnccl-net.so: cannot open shared object file"), which healthy starts print
+            Pattern(r"^(?!.*NCCL INFO).*cannot open shared object file", 60, "shared library missing"),
             # the executable or script is missing (sglang_service helper, shells, python)
             Pattern(r"cannot execute \S+: \[Errno \d+\]|: (?:command )?not found$|can't open file '[^']+': \[Errno 2\]", 80, "executable missing"),
             Pattern(

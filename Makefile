@@ -22,7 +22,7 @@ MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
 .PHONY: help bootstrap apt venv link image test test-steps test-full e2e ruff units integration lint sanity core-matrix build artifact importer docs docs-venv docs-lint docsite molecule \
-        demo catalogs templates release bench oracle calibration-report changelog clean
+        demo catalogs templates template-patterns release bench oracle calibration-report changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
@@ -31,6 +31,7 @@ help:
 	@echo "make demo       the main job: preflight of the incident on declared GPUs, then deploy"
 	@echo "make catalogs   regenerate the SGLang flag, architecture and metric catalogs and pins of every registry release from the real wheels"
 	@echo "make templates  regenerate the index of SGLang's failure and warning messages (plugins/plugin_utils/data/sglang-messages.json) from every release's wheel"
+	@echo "make template-patterns  after a change of diagnosis/message_map.py: the diagnoser's pattern table from the committed index"
 	@echo "make release V=0.5.24 [ORACLE=1]  add an SGLang release: catalog, pins, a draft registry entry (CONTRIBUTING.md)"
 	@echo "make bench      accuracy and speed figures (bench/)"
 	@echo "make calibration-report STORE=DIR  residuals of a calibration store, per release, GPU and component"
@@ -254,8 +255,12 @@ catalogs: venv link
 
 # The message templates of every release from 0.4.0 to 0.5.23 (about 90 wheels, 0.5 GB in .cache/wheels; the
 # download and the parse take a while, hence nice). The diagnoser matches them (diagnosis/templates.py).
-templates: venv
+templates: venv link
 	nice $(PY) scripts/gen_message_templates.py --first 0.4.0 --last 0.5.23
+
+# After a change of diagnosis/message_map.py: the pattern table alone, from the committed index.
+template-patterns: venv link
+	$(PY) scripts/gen_message_templates.py --patterns-only
 
 # make release V=0.5.24 [ORACLE=1]: the new release's flag catalog and pins (merged into sglang-releases.json), and
 # .cache/release-draft/V.md: the sizing-relevant source changes since the registry's newest release, a draft

@@ -19,7 +19,9 @@ doubled, as in ``str.format``). f-strings, ``%`` formatting (and a logger's lazy
 concatenation and local or module-level string variables are followed. A message without static text is
 kept as kind ``dynamic:<kind>`` with its source expression as text. The index is written to
 ``plugins/plugin_utils/data/sglang-messages.json``: the releases (wheel name and sha256), the modules, and the
-deduplicated templates with the index ranges of the releases that have them.
+deduplicated templates with the index ranges of the releases that have them. Then the diagnoser's pattern table
+(``sglang-message-patterns.json``) is rebuilt from it with the rules of ``diagnosis/message_map.py``
+(``--patterns-only`` does just that, after a rule change).
 """
 
 from __future__ import annotations
@@ -451,15 +453,31 @@ def build_index(versions: list[str]) -> dict:
     }
 
 
+def write_pattern_table() -> None:
+    """The diagnoser's patterns from the new index and message_map's rules (diagnosis/templates.py)."""
+    sys.path.insert(0, str(REPO / ".build" / "collections"))
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis import templates  # pylint: disable=import-outside-toplevel
+
+    table = templates.build_pattern_table()
+    path = Path(templates.PATTERNS_PATH).resolve()
+    head = json.dumps({key: value for key, value in table.items() if key != "patterns"})
+    rows = ",\n".join(json.dumps(row) for row in table["patterns"])  # one pattern a line: the diffs stay readable
+    path.write_text(head[:-1] + ', "patterns": [\n' + rows + "\n]}\n", encoding="utf-8")
+    print(f"{path.relative_to(REPO)}: {len(table['patterns'])} patterns")
+
+
 def main(argv: list[str]) -> int:
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("--first", default="0.4.0")
     cli.add_argument("--last", default="0.5.23")
+    cli.add_argument("--patterns-only", action="store_true", help="only rewrite the pattern table from the committed index (after a rule change)")
     args = cli.parse_args(argv)
-    versions = released_versions(args.first, args.last)
-    index = build_index(versions)
-    OUTPUT.write_text(json.dumps(index, separators=(",", ":")) + "\n", encoding="utf-8")
-    print(f"{OUTPUT.relative_to(REPO)}: {len(versions)} releases, {len(index['templates'])} templates, {OUTPUT.stat().st_size} bytes")
+    if not args.patterns_only:
+        versions = released_versions(args.first, args.last)
+        index = build_index(versions)
+        OUTPUT.write_text(json.dumps(index, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"{OUTPUT.relative_to(REPO)}: {len(versions)} releases, {len(index['templates'])} templates, {OUTPUT.stat().st_size} bytes")
+    write_pattern_table()
     return 0
 
 

@@ -28,8 +28,9 @@ class Milestone:
 _ACTIVITY = (
     # the scheduler's batch lines: 0.4.6.post5 managers/scheduler.py:1146,1202 ("Prefill batch. ", "Decode batch. ");
     # 0.5.2 managers/scheduler_metrics_mixin.py:114,199; 0.5.9 managers/scheduler_metrics_mixin.py:214,366;
-    # 0.5.23 managers/scheduler_components/metrics_reporter.py:754,963 ("Decode batch [N], ...")
-    r"(?:Prefill|Decode) batch(?: \[\d+\])?[.,] #(?:new-seq|running-req): \d+"
+    # 0.5.23 managers/scheduler_components/metrics_reporter.py:754,963 ("Decode batch [N], ..."); 0.1.17
+    # managers/controller/tp_worker.py:233,404 ("Decode batch. ", "Prefil batch. ")
+    r"(?:Prefill?|Decode) batch(?: \[\d+\])?[.,] #(?:new-seq|running-req): \d+"
     # uvicorn's access log: a request answered 200
     r"|\"(?:POST|GET) /\S* HTTP/1\.[01]\" 200\b"
 )
@@ -41,8 +42,9 @@ MILESTONES = (
     # configs/model_config.py "Upcasting %s to %s." / "Downcasting %s to %s." / "Casting %s to %s.":
     # 0.4.6.post5:501-509, 0.5.2:664-672, 0.5.9:1170-1178 (0.5.23:2335-2343 logs them at debug level)
     Milestone("model_config", "model_load", "model config read", r"\b(?:Up|Down)?[Cc]asting torch\.\w+ to torch\.\w+\."),
-    # model_executor/model_runner.py "Init torch distributed begin.": 0.4.6.post5:416, 0.5.2:594, 0.5.9:731
-    Milestone("distributed_begin", "multi_gpu", "torch distributed init begun", r"Init torch distributed begin\."),
+    # model_executor/model_runner.py "Init torch distributed begin.": 0.4.6.post5:416, 0.5.2:594, 0.5.9:731; 0.1.17
+    # managers/controller/model_runner.py:242 f"[gpu_id={self.gpu_id}] Init nccl begin."
+    Milestone("distributed_begin", "multi_gpu", "torch distributed init begun", r"Init torch distributed begin\.|Init nccl begin\."),
     # model_executor/model_runner.py "Init torch distributed ends. ...": 0.4.6.post5:495, 0.5.2:691, 0.5.9:850
     Milestone("distributed_end", "model_load", "torch distributed initialised", r"Init torch distributed ends\."),
     # model_executor/model_runner.py f"Load weight begin. avail mem=...": 0.4.6.post5:502, 0.5.2:698, 0.5.9:899,
@@ -105,10 +107,13 @@ _TIMESTAMP_RE = re.compile(r"^\[\d{4}-\d\d-\d\d[ T][\d:.,]+\]")
 # torch: the per-rank prefix of torchrun / elastic ("[rank1]: Traceback ...", "[rank0]:[W1204 ...]") and the
 # ProcessGroup tag in its errors ("[Rank 1] Watchdog caught ...", "[PG ID 0 PG GUID 0(default_pg) Rank 1] ...")
 _TORCH_RANK_RE = re.compile(r"^\[rank(\d+)\]:|^\[(?:PG [^\]]{0,80} )?Rank (\d+)\]")
+# releases before 0.4 prefix the message itself: f"[gpu_id={self.gpu_id}] ..." (0.1.17 managers/controller/
+# model_runner.py:240-337, tp_worker.py:108-404), f"[rank={self.tp_rank}] ..." (0.1.17 managers/router/model_runner.py:263)
+_OLD_RANK_RE = re.compile(r"^\[(gpu_id|rank)=(\d+)\] ")
 
 
 def rank_of(line):
-    """The rank label a line's prefix names ("TP3", "DP0 TP1", "rank2"), "" for the main process's own prefixed
+    """The rank label a line's prefix names ("TP3", "DP0 TP1", "rank2", "gpu1"), "" for the main process's own prefixed
     lines, None for a line without a prefix (a continuation: traceback lines, output of libraries)."""
     if not line.startswith("["):
         return None
@@ -118,6 +123,9 @@ def rank_of(line):
     match = _TORCH_RANK_RE.match(line)
     if match:
         return "rank%s" % (match.group(1) or match.group(2))
+    match = _OLD_RANK_RE.match(line)
+    if match:
+        return ("gpu%s" if match.group(1) == "gpu_id" else "rank%s") % match.group(2)
     return "" if _TIMESTAMP_RE.match(line) else None
 
 

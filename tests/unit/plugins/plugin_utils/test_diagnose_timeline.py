@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import PHASES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import classify
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import MILESTONES, line_ranks, rank_of, timeline
@@ -38,6 +39,7 @@ RELEASE_LINES = [
     ("0.5.9", "configs/model_config.py:1178", _tp(0, "Casting torch.bfloat16 to torch.float16."), "model_config"),
     ("0.4.6.post5", "model_executor/model_runner.py:416", _tp(0, "Init torch distributed begin."), "distributed_begin"),
     ("0.5.9", "model_executor/model_runner.py:731", _tp(1, "Init torch distributed begin."), "distributed_begin"),
+    ("0.1.17", "managers/controller/model_runner.py:242", "[gpu_id=1] Init nccl begin.", "distributed_begin"),
     ("0.4.6.post5", "model_executor/model_runner.py:495", _tp(0, "Init torch distributed ends. mem usage=0.12 GB"), "distributed_end"),
     ("0.5.9", "model_executor/model_runner.py:850", _tp(0, "Init torch distributed ends. elapsed=1.52 s, mem usage=0.12 GB"), "distributed_end"),
     ("0.4.6.post5", "model_executor/model_runner.py:502", _tp(0, "Load weight begin. avail mem=78.50 GB"), "weight_begin"),
@@ -147,6 +149,7 @@ def test_every_milestone_has_a_release_line():
     assert covered == {m.name for m in MILESTONES}
 
 
+KV_ALLOCATED = next(r[2] for r in RELEASE_LINES if r[3] == "kv_pool")
 BATCH_0_4 = _tp(0, "Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, token usage: 0.00, #running-req: 0, #queue-req: 0")  # scheduler.py:1146
 BATCH_0_5_23 = _tp(0, "Decode batch [813], #running-req: 4, #token: 900, token usage: 0.01, cuda graph: True, gen throughput (token/s): 310.55")
 REQUEST = '[2026-01-02 10:01:00] INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK'
@@ -199,6 +202,12 @@ def test_a_healthy_start_reaches_ready_then_serving():
 
 def test_a_serving_tail_without_start_up_lines_is_serving():
     assert timeline([BATCH_0_5_23, REQUEST, BATCH_0_5_23]).reached == "serving"
+    # 0.1.17 managers/controller/tp_worker.py:404 spells it "Prefil batch."
+    assert timeline(["[gpu_id=0] Prefil batch. #new-seq: 1, #new-token: 7, #cached-token: 0, cache hit rate: 0.00%"]).reached == "serving"
+
+
+def test_every_milestone_phase_is_a_catalog_phase():
+    assert {m.phase for m in MILESTONES} <= set(PHASES)
 
 
 def test_the_phase_is_where_the_log_stopped():
@@ -208,7 +217,7 @@ def test_the_phase_is_where_the_log_stopped():
         the_timeline = timeline(lines[:end])
         names.append(the_timeline.last)
     assert names.index("weight_begin") < names.index("weight_end") < names.index("kv_pool") < names.index("graph_begin") < names.index("ready")
-    cut = lines.index(RELEASE_LINES[17][2]) + 1  # after "KV Cache is allocated"
+    cut = lines.index(KV_ALLOCATED) + 1  # after "KV Cache is allocated"
     assert timeline(lines[:cut]).describe() == "starting: memory_pool (KV cache allocated)"
 
 
@@ -235,7 +244,7 @@ def test_a_healthy_start_cut_at_every_line_is_none(version):
 
 def test_none_reports_the_phase_it_reached():
     lines = _start()
-    cut = lines.index(RELEASE_LINES[17][2]) + 1
+    cut = lines.index(KV_ALLOCATED) + 1
     result = _diagnose(lines[:cut])
     assert result["root_cause"] == "none" and result["reached"] == "starting"
     assert result["phase"] == "memory_pool" and result["cause_phase"] == "serving"
@@ -373,6 +382,7 @@ def test_dp_and_torch_rank_prefixes():
     assert rank_of("[rank1]: Traceback (most recent call last):") == "rank1"
     assert rank_of("[PG ID 0 PG GUID 0(default_pg) Rank 2] Watchdog caught collective operation timeout") == "rank2"
     assert rank_of("[2026-01-02 10:00:00] Received sigquit from a child process.") == ""
+    assert rank_of("[gpu_id=3] Init nccl begin.") == "gpu3"
     assert rank_of("  File \"x.py\", line 1") is None
     assert line_ranks(["[2026-01-02 10:00:00 TP1] Traceback (most recent call last):", '  File "x.py", line 1', "[2026-01-02 10:00:00] y"]) == [
         "TP1",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.1"
+CATALOG_VERSION = "2026.12.2"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -400,7 +400,8 @@ CATALOG = (
             # torch.compile's errors (torch/_dynamo/exc.py, torch/_inductor/exc.py): they wrap whatever failed while
             # compiling ("InductorError: RuntimeError: Failed to find C compiler ..."), so a specific cause inside wins
             Pattern(
-                r"torch\._dynamo\.exc\.\w+|BackendCompilerFailed: backend='\w+' raised|torch\._inductor\.exc\.\w+|\bInductorError: ",
+                r"torch\._dynamo\.exc\.\w+|BackendCompilerFailed: backend='\w+' raised|torch\._inductor\.exc\.\w+|\bInductorError: |"
+                r"raise (?:BackendCompilerFailed|InternalTorchDynamoError|InductorError)\(",
                 60,
                 "torch.compile error",
                 wrapper=True,
@@ -415,6 +416,8 @@ CATALOG = (
                 "torch.compile error",
                 wrapper=True,
             ),
+            # a traceback through torch.compile's own packages (the exception line may be cut off)
+            Pattern(r'File "[^"]*/torch/_(?:dynamo|inductor)/[\w/]+\.py", line \d+', 40, "torch.compile frame", wrapper=True),
             Pattern(_OOM_FRAMES_GRAPH, 20, "graph-capture frame", wrapper=True),
         ),
     ),
@@ -924,6 +927,9 @@ CATALOG = (
             Pattern(r"Unsupported architectures: \[?'?\w+", 95, "SGLang: unsupported architecture"),
             # transformers models/auto/auto_factory.py:459,608 (4.57.1): the transformers backend has no class for it
             Pattern(r"Unrecognized configuration class \S+ for this kind of AutoModel", 80, "transformers: no model class"),
+            # the failing statement of that check, quoted in the traceback (configuration_auto.py:1034 in 4.46.3, :1360
+            # in 4.57.1, :428 in 5.19.0): the model_type lookup, when the exception line itself is cut off
+            Pattern(r'config_class = CONFIG_MAPPING\[config_dict\["model_type"\]\]', 85, "transformers: unknown model type"),
         ),
     ),
     RootCause(

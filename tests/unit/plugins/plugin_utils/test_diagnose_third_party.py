@@ -293,3 +293,17 @@ def test_a_healthy_start_with_the_libraries_harmless_warnings_is_none_cut_at_any
     for end in range(1, len(HEALTHY_WITH_WARNINGS)):
         cut = HEALTHY_WITH_WARNINGS[:end]
         assert _diagnose(cut)["root_cause"] == "none", cut[-1]
+
+
+def test_cut_off_tracebacks_name_their_cause_by_the_failing_frames():
+    dynamo = [
+        '  File "/opt/venv/lib/python3.12/site-packages/torch/_dynamo/convert_frame.py", line 952, in _compile',
+        "    raise InternalTorchDynamoError(",
+        '  File "/opt/venv/lib/python3.12/site-packages/torch/_dynamo/convert_frame.py", line 924, in _compile',
+    ]
+    assert _diagnose(CAPTURE + dynamo)["root_cause"] == "cuda_graph_capture_error"
+    model_type = [
+        '  File "/opt/venv/lib/python3.12/site-packages/transformers/models/auto/configuration_auto.py", line 1360, in from_pretrained',
+        '    config_class = CONFIG_MAPPING[config_dict["model_type"]]',
+    ]
+    assert _diagnose([ARGS] + CRASH + model_type)["root_cause"] == "unsupported_architecture"

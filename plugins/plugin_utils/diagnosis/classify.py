@@ -451,6 +451,8 @@ def classify(lines):
         if cause_id in OOM_BY_PHASE.values():  # the phase of the OOM line itself, not of a frame quoted with it
             key_line = found.first_oom.get(failed_rank if failed_rank is not None else oom_rank, key_line)
         phase = the_timeline.phase_at(key_line, ranks[key_line]) or CAUSES[cause_id].phase
+        if cause_id in OOM_BY_PHASE.values() and phase != CAUSES[cause_id].phase:
+            notes.append("the CUDA OOM was raised in the %s phase of the start-up, so the cause is: %s" % (phase, CAUSES[cause_id].title))
     elif not found.crashed:
         # No failure evidence: a healthy launch, still starting, ready or serving.
         cause_id = "none"

@@ -317,6 +317,7 @@ def test_an_oom_takes_the_cause_and_fix_of_its_phase(before, frame, cause, phase
     assert result["phase"] == phase
     if cause == "cuda_oom_cuda_graph":
         assert "--mem-fraction-static" in result["fix"] and "--tp-size" not in result["fix"]
+    assert any(("raised in the %s phase" % phase) in note for note in result["notes"]) == (phase != result["cause_phase"])
 
 
 def test_the_rank_that_was_still_loading_gets_the_weights_fix():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.2"
+CATALOG_VERSION = "2026.12.3"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -807,11 +807,12 @@ CATALOG = (
                 95,
                 "gated / unauthorized",
             ),
-            # transformers utils/hub.py:554; huggingface_hub file_download.py:1647,1658 and _snapshot_download.py:230-248
+            # transformers utils/hub.py:447 (4.46.3), :554 (4.57.1), :621 (5.19.0: the endpoint is HF_ENDPOINT, a mirror
+            # too); huggingface_hub file_download.py:1647,1658 and _snapshot_download.py:230-248
             # (0.36.0), utils/_http.py:107 (0.36.0) / :285 (1.33.0) "offline mode is enabled" (HF_HUB_OFFLINE=1 and
             # the model is not in the cache)
             Pattern(
-                r"We couldn't connect to 'https://huggingface\.co'|LocalEntryNotFoundError|"
+                r"We couldn't connect to '[^']+' to load|LocalEntryNotFoundError|"
                 r"Cannot find the requested files in the disk cache|Cannot find an appropriate cached snapshot folder|"
                 r"An error happened while trying to locate the files? on the Hub|Cannot reach \S+: offline mode is enabled|"
                 r"OfflineModeIsEnabled",

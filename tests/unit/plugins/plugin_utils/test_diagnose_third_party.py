@@ -307,3 +307,10 @@ def test_cut_off_tracebacks_name_their_cause_by_the_failing_frames():
         '    config_class = CONFIG_MAPPING[config_dict["model_type"]]',
     ]
     assert _diagnose([ARGS] + CRASH + model_type)["root_cause"] == "unsupported_architecture"
+
+
+@pytest.mark.parametrize("endpoint", ["https://huggingface.co", "https://hf-mirror.com"])
+def test_transformers_unreachable_hub_whatever_the_endpoint(endpoint):
+    # transformers utils/hub.py (5.19.0 :621) names constants.ENDPOINT, i.e. HF_ENDPOINT when a mirror is set
+    line = "OSError: We couldn't connect to '%s' to load the files, and couldn't find them in the cached files." % endpoint
+    assert _diagnose([ARGS] + CRASH + [line])["root_cause"] == "model_download_failed"

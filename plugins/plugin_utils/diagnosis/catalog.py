@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.3"
+CATALOG_VERSION = "2026.12.4"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -668,6 +668,9 @@ CATALOG = (
             # as "Error in function '<kernel>' at <file>:<line>: Unsupported head_dim: 106": the model's shape is outside
             # what the attention backend's kernels are built for
             Pattern(r"Unsupported (?:head_dim|group_size): \d+", 85, "attention kernel does not support the model's shape"),
+            # 0.5.9 layers/moe/ep_moe/layer.py:232,242; 0.5.23 :296,301: the EP MoE dispatch the flags chose (DeepEP with
+            # DeepGEMM, e.g. under two-batch overlap) reaches a removed path
+            Pattern(r"forward_deepgemm_(?:contiguous|masked) is deprecated", 85, "flags reach a removed MoE path"),
         ),
     ),
     RootCause(
@@ -774,7 +777,8 @@ CATALOG = (
             Pattern(r"does not appear to have a file named config\.json|Can't load the configuration of", 90, "no config.json"),
             # 0.5.9 model_loader/loader.py:469,1604; 0.5.23 model_loader/loader.py:581,2662,4046
             Pattern(r"Cannot find any model weights with", 95, "no weight files"),
-            Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)", 85, "invalid repository id"),
+            # huggingface_hub utils/_validators.py:155,161 (0.36.0); transformers utils/hub.py:470 (4.46.3) wraps it
+            Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)|Incorrect path_or_model_id: ", 85, "invalid repository id"),
             Pattern(r"No such file or directory: '[^']*(?:config\.json|\.safetensors|model)", 60, "missing model file"),
             # transformers utils/hub.py:709 (4.57.1) has_file
             Pattern(r"is not a local folder or a valid repository name on", 95, "transformers: no such model"),

@@ -191,6 +191,12 @@ CRASH_MESSAGES = [
         "incompatible_feature_combination",
     ),
     ("ValueError: 'dummy' is not a valid LoadFormat", "invalid_argument_value"),
+    ("AssertionError: forward_deepgemm_masked is deprecated", "incompatible_feature_combination"),
+    ("huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/srv/models/m'.", "model_not_found"),
+    (
+        "OSError: Incorrect path_or_model_id: '/srv/models/m'. Please provide either the path to a local folder or the repo_id of a model on the Hub.",
+        "model_not_found",
+    ),
 ]
 
 

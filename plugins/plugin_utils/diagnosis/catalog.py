@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.4"
+CATALOG_VERSION = "2026.12.5"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -486,7 +486,8 @@ CATALOG = (
             "install the NVIDIA userspace matching the host kernel module exactly (llmops.sglang.nvidia_userspace), "
             "pass /dev/nvidia* (incl. nvidia-uvm) into the container, or use a torch build for the driver's CUDA "
             "version; on NVSwitch systems (HGX/DGX) 'system not yet initialized' means nvidia-fabricmanager is not "
-            "running (same version as the driver)",
+            "running (same version as the driver); 'invalid device ordinal' means fewer GPUs are visible than "
+            "--tp-size x --dp-size (x --pp-size) asks for (CUDA_VISIBLE_DEVICES, the container's devices, --base-gpu-id)",
         ),
         verify="nvidia-smi inside the container and python -c 'import torch; print(torch.cuda.is_available())' print True",
         patterns=(
@@ -518,6 +519,8 @@ CATALOG = (
             # a CUDA driver API symbol (cuXxx) missing from libcuda: the driver is older than the kernels need
             Pattern(r"undefined symbol: cu[A-Z]\w*", 100, "driver API symbol missing"),
             Pattern(r"Failed to infer device type", 70, "no device"),
+            # cudaErrorInvalidDevice (101): a rank asked for a GPU index that is not visible
+            Pattern(r"CUDA error: invalid device ordinal|cudaErrorInvalidDevice\b", 80, "GPU index not visible"),
         ),
     ),
     RootCause(

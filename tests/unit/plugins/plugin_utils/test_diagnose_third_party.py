@@ -58,6 +58,7 @@ CRASH_MESSAGES = [
     ("RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version", "driver_cuda_mismatch"),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "unsupported_gpu_arch"),
     ("RuntimeError: CUDA error: invalid device function", "unsupported_gpu_arch"),
+    ("RuntimeError: CUDA error: invalid device ordinal", "driver_cuda_mismatch"),
     # NCCL's result strings as torch's ProcessGroupNCCL prints them, its watchdog, gloo
     (
         "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:3356, "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.5"
+CATALOG_VERSION = "2026.12.6"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -549,7 +549,8 @@ CATALOG = (
             # without that module (healthy servers print several); it matters when the start then fails
             Pattern(r"Ignore import error when loading sglang\.srt\.models\.\w+", 60, "model module import failed", warning=True),
             Pattern(r"Command '\['[^']*/(?:gcc|cc|g\+\+|nvcc|ninja)'|returned non-zero exit status", 40, "build failed"),
-            Pattern(r"\bImportError: ", 75, "import failed"),
+            # not SGLang failing to import its own names (a release whose modules disagree: its bug, not a dependency)
+            Pattern(r"\bImportError: (?!cannot import name '\w+' from 'sglang\.)", 75, "import failed"),
             Pattern(r"GLIBC(?:XX)?_[\d.]+' not found", 85, "libc too old"),
             # not NCCL's INFO that it found no optional network plugin (src/net.cc "NET/Plugin : Plugin load (%s)
             # returned %d : %s", dlerror's "libnccl-net.so: cannot open shared object file"), which healthy starts print

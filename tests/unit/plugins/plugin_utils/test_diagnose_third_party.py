@@ -172,6 +172,15 @@ CRASH_MESSAGES = [
     ("torch._inductor.exc.InductorError: RuntimeError: Failed to find C compiler. Please specify via CC environment variable.", "dependency_import_error"),
     # sgl-kernel's loader
     ("[sgl_kernel] CRITICAL: Could not load any common_ops library!", "dependency_import_error"),
+    (
+        "ImportError: cannot import name 'fused_marlin_moe' from 'sgl_kernel' (/opt/venv/lib/python3.12/site-packages/sgl_kernel/__init__.py)",
+        "dependency_import_error",
+    ),
+    # SGLang importing its own name is a bug of that build, not a dependency
+    (
+        "ImportError: cannot import name 'get_cp_size' from 'sglang.srt.layers.dp_attention' (/opt/venv/lib/python3.12/site-packages/sglang/srt/layers/dp_attention.py)",
+        "other",
+    ),
     # SGLang: a quantized checkpoint whose blocks / groups do not divide the TP shard
     ("ValueError: The output_size of gate's and up's weight = 96 is not divisible by weight quantization block_n = 128.", "quant_shard_misaligned"),
     ("ValueError: Weight output_partition_size = 576 is not divisible by weight quantization block_n = 128.", "quant_shard_misaligned"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.6"
+CATALOG_VERSION = "2026.12.7"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -565,8 +565,8 @@ CATALOG = (
             ),
             # torch.utils.cpp_extension._run_ninja_build (flashinfer's JIT): "Error building extension '<name>'";
             # tvm_ffi.cpp.extension.build_ninja (sglang/jit_kernel/utils.py load_jit, 0.5.9+): "ninja exited with
-            # status N"
-            Pattern(r"Error building extension '|ninja exited with status \d+", 90, "kernel JIT build failed"),
+            # status N"; flashinfer's own JIT (jit/cpp_ext.py:296 in 0.5.3, :337 in 0.6.3): "Ninja build failed."
+            Pattern(r"Error building extension '|ninja exited with status \d+|Ninja build failed\.", 90, "kernel JIT build failed"),
             # GNU ld / collect2 while linking a JIT kernel
             Pattern(r"\bld(?:\.\w+)?: cannot find -l[\w.+-]+", 85, "linker: library missing"),
             Pattern(r"collect2: error: ld returned \d+ exit status", 60, "link failed"),

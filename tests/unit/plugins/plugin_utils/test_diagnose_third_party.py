@@ -162,6 +162,7 @@ CRASH_MESSAGES = [
         "dependency_import_error",
     ),
     ("RuntimeError: FlashInfer requires GPUs with sm75 or higher", "unsupported_gpu_arch"),
+    ("Exception: Capture cuda graph failed: Ninja build failed. Ninja output:", "dependency_import_error"),
     # triton, and inductor wrapping it
     (
         "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 147456, Hardware limit: 101376. "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.7"
+CATALOG_VERSION = "2026.12.8"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -41,7 +41,8 @@ PHASES = (
 
 OOM_RE = re.compile(
     r"torch\.(?:cuda\.)?OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cudaErrorMemoryAllocation"
-    r"|CUBLAS_STATUS_ALLOC_FAILED|out of memory.{0,40}Tried to allocate|HIP out of memory|CUDA driver error: out of memory",
+    r"|CUBLAS_STATUS_ALLOC_FAILED|out of memory.{0,40}Tried to allocate|HIP out of memory|CUDA driver error: out of memory"
+    r"|Triton Error \[CUDA\]: out of memory",
     re.IGNORECASE,
 )
 # torch c10/cuda/CUDACachingAllocator.cpp (DeviceCachingAllocator::malloc, TORCH_CHECK_WITH(OutOfMemoryError, ...)):
@@ -49,6 +50,7 @@ OOM_RE = re.compile(
 # "... GPU 0 has a total capacty of T of which F is free." in 2.1 (sic), "total capacity of" since 2.2; the class is
 # torch.cuda.OutOfMemoryError (2.0-2.4) and torch.OutOfMemoryError (2.5+); ROCm builds say "HIP out of memory".
 # c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK: "CUDA driver error: out of memory" (expandable segments, cuMemCreate).
+# triton third_party/nvidia/backend/driver.c gpuAssert: "Triton Error [CUDA]: " + cuGetErrorString (a kernel launch).
 
 
 @dataclass(frozen=True)

@@ -227,6 +227,7 @@ def test_library_message_names_its_cause(message, cause):
         "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.05 GiB is free.",
         "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 191.98 GiB of which 1.05 GiB is free.",
         "RuntimeError: CUDA driver error: out of memory",
+        "RuntimeError: Triton Error [CUDA]: out of memory",
     ],
 )
 def test_every_torch_oom_wording_while_loading_weights(message):

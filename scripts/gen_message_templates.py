@@ -16,7 +16,8 @@ has no wheel) and reads every module under ``sglang/srt/`` with :mod:`ast` (noth
 
 Messages are rendered into templates: literal text with ``{}`` for each run-time value (literal braces are
 doubled, as in ``str.format``). f-strings, ``%`` formatting (and a logger's lazy ``%`` arguments), ``.format``,
-concatenation and local or module-level string variables are followed. A message without static text is
+concatenation, conditional expressions (one template per branch) and local or module-level string variables are
+followed. A message without static text is
 kept as kind ``dynamic:<kind>`` with its source expression as text. The index is written to
 ``plugins/plugin_utils/data/sglang-messages.json``: the releases (wheel name and sha256), the modules, and the
 deduplicated templates with the index ranges of the releases that have them. Then the diagnoser's pattern table
@@ -46,7 +47,7 @@ SITE_CACHE = REPO / ".cache" / "message-sites"
 OUTPUT = REPO / "plugins" / "plugin_utils" / "data" / "sglang-messages.json"
 
 # Bump when the extraction changes: the per-release site cache is keyed by it.
-EXTRACTOR_VERSION = 3
+EXTRACTOR_VERSION = 4
 
 # The wheel read for each release, as scripts/gen_flag_catalog.py reads it (CPython 3.12, x86_64 Linux).
 TARGET_PYTHON = "3.12"
@@ -65,6 +66,7 @@ PLACEHOLDER = None  # a run-time value inside a rendered message
 PERCENT_RE = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
 BRACE_RE = re.compile(r"\{\{|\}\}|\{[^{}]*\}")
 MAX_DEPTH = 4
+MAX_ALTERNATIVES = 4
 MAX_DYNAMIC_TEXT = 120
 # Templates are kept to their first characters: a message's opening is what identifies it, and the index must
 # stay small enough for the collection tarball.
@@ -200,12 +202,17 @@ def _brace_literal(field: str):
     return field[0] if field in ("{{", "}}") else None
 
 
+def _product(lefts: list, rights: list) -> list:
+    return [left + right for left in lefts for right in rights][:MAX_ALTERNATIVES]
+
+
 def render(node: ast.AST, scope: Scope, line: int, depth: int = 0) -> list:
-    """Literal strings and placeholders whose concatenation is the message ``node`` evaluates to."""
+    """The messages ``node`` can evaluate to (both branches of a conditional expression, at most
+    :data:`MAX_ALTERNATIVES`), each as literal strings and placeholders whose concatenation is the message."""
     if depth > MAX_DEPTH:
-        return [PLACEHOLDER]
+        return [[PLACEHOLDER]]
     if isinstance(node, ast.Constant):
-        return [node.value] if isinstance(node.value, str) else [PLACEHOLDER]
+        return [[node.value]] if isinstance(node.value, str) else [[PLACEHOLDER]]
     if isinstance(node, ast.JoinedStr):
         parts = []
         for value in node.values:
@@ -213,27 +220,28 @@ def render(node: ast.AST, scope: Scope, line: int, depth: int = 0) -> list:
                 parts.append(value.value)
             else:
                 parts.append(PLACEHOLDER)
-        return parts
+        return [parts]
+    if isinstance(node, ast.IfExp):
+        return (render(node.body, scope, line, depth + 1) + render(node.orelse, scope, line, depth + 1))[:MAX_ALTERNATIVES]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return render(node.left, scope, line, depth + 1) + render(node.right, scope, line, depth + 1)
+        return _product(render(node.left, scope, line, depth + 1), render(node.right, scope, line, depth + 1))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        left = render(node.left, scope, line, depth + 1)
-        if any(isinstance(p, str) for p in left):
-            return _substitute(left, PERCENT_RE, _percent_literal)
-        return [PLACEHOLDER]
+        return [
+            _substitute(parts, PERCENT_RE, _percent_literal) if has_static_text(parts) else [PLACEHOLDER] for parts in render(node.left, scope, line, depth + 1)
+        ]
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        base = render(node.func.value, scope, line, depth + 1)
-        if any(isinstance(p, str) for p in base):
-            return _substitute(base, BRACE_RE, _brace_literal)
-        return [PLACEHOLDER]
+        return [
+            _substitute(parts, BRACE_RE, _brace_literal) if has_static_text(parts) else [PLACEHOLDER]
+            for parts in render(node.func.value, scope, line, depth + 1)
+        ]
     if isinstance(node, ast.Name):
         pieces = scope.value_of(node.id, line)
         if pieces:
-            parts = []
+            alternatives = [[]]
             for piece in pieces:
-                parts.extend(render(piece, scope, line, depth + 1))
-            return parts
-    return [PLACEHOLDER]
+                alternatives = _product(alternatives, render(piece, scope, line, depth + 1))
+            return alternatives
+    return [[PLACEHOLDER]]
 
 
 def template_text(parts: list) -> str:
@@ -303,13 +311,22 @@ class SiteFinder(ast.NodeVisitor):
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
 
-    def _add(self, kind: str, message: ast.AST | None, line: int):
-        parts = render(message, self.scopes[-1], line) if message is not None else []
-        if has_static_text(parts):
-            self.sites.append(Site(kind, template_text(parts)[:MAX_TEXT], self.module, line))
-            return
-        expression = ast.unparse(message) if message is not None else ""
-        self.sites.append(Site(f"dynamic:{kind}", expression[:MAX_DYNAMIC_TEXT], self.module, line))
+    def _add(self, kind: str, message: ast.AST | None, line: int, lazy_args: bool = False):
+        """One site per distinct message the expression can give; ``lazy_args``: a logger call with %-arguments."""
+        alternatives = render(message, self.scopes[-1], line) if message is not None else [[]]
+        texts = []
+        for parts in alternatives:
+            if lazy_args and has_static_text(parts):  # logging formats the message with the arguments
+                parts = _substitute(parts, PERCENT_RE, _percent_literal)
+            text = template_text(parts)[:MAX_TEXT] if has_static_text(parts) else None
+            if text not in texts:
+                texts.append(text)
+        for text in texts:
+            if text is not None:
+                self.sites.append(Site(kind, text, self.module, line))
+            else:
+                expression = ast.unparse(message) if message is not None else ""
+                self.sites.append(Site(f"dynamic:{kind}", expression[:MAX_DYNAMIC_TEXT], self.module, line))
 
     def visit_Raise(self, node: ast.Raise):
         exc = node.exc
@@ -333,17 +350,8 @@ class SiteFinder(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in LOG_METHODS and _is_logger(func.value, self.loggers):
-            kind = LOG_METHODS[func.attr]
             message = _message_argument(node)
-            if message is not None and len(node.args) > 1:  # lazy %-arguments: logging formats the message
-                parts = render(message, self.scopes[-1], node.lineno)
-                parts = _substitute(parts, PERCENT_RE, _percent_literal) if has_static_text(parts) else parts
-                if has_static_text(parts):
-                    self.sites.append(Site(kind, template_text(parts)[:MAX_TEXT], self.module, node.lineno))
-                else:
-                    self.sites.append(Site(f"dynamic:{kind}", ast.unparse(message)[:MAX_DYNAMIC_TEXT], self.module, node.lineno))
-            else:
-                self._add(kind, message, node.lineno)
+            self._add(LOG_METHODS[func.attr], message, node.lineno, lazy_args=message is not None and len(node.args) > 1)
         self.generic_visit(node)
 
 

@@ -360,7 +360,6 @@ RULES = (
         "a shared helper's input check: the caller's own message or frame names the cause",
         module=r"^sglang/srt/(?:utils/|utils\.py|environ\.py|warmup\.py|model_parallel\.py|tokenizer/|aio_rwlock|mm_utils)",
     ),
-    _other(BUG_REASON.format("bare assert (an internal invariant, printed as its source line)"), kind=BARE_ASSERT_KIND),
 )
 
 

@@ -12,8 +12,9 @@ without a hand-written pattern:
   its literal text escaped, each run-time value a bounded lazy wildcard, runs of whitespace ``\\s+``; a bare ``assert cond`` is matched as the traceback's source line
   ``assert <cond>`` (its first line);
 * a template is not made a pattern when its line's longest literal run is shorter than :data:`MIN_LITERAL`
-  characters or holds no whole uncommon word (``literal_index.anchor_word``): such a regex would match
-  unrelated lines, and the literal index could not key it;
+  characters, holds no whole uncommon word (``literal_index.anchor_word``: the literal index could not key it)
+  or when its line has fewer than :data:`MIN_DISTINCT_WORDS` words outside ``literal_index.COMMON_WORDS`` and
+  :data:`GENERIC_WORDS` (``{} is not supported for the {} {}``): such a regex would match unrelated lines;
 * weight :data:`ERROR_WEIGHT` for a raise, an assert or an error log line, :data:`WARNING_WEIGHT` (and
   ``warning=True``) for a warning; label ``SGLang <kind> (<first>-<last release>)``; ``wrapper`` as the rule says.
 
@@ -30,7 +31,7 @@ import re
 from functools import lru_cache
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import Pattern
-from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_index import anchor_word, required_literals
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_index import COMMON_WORDS, WORD_RE, anchor_word, required_literals
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.message_map import INDEX_PATH, id_templates, load_index
 
 # The patterns, computed from the index and message_map's rules by build_pattern_table() and committed (``make
@@ -44,6 +45,14 @@ WARNING_WEIGHT = 40
 MIN_LITERAL = 20
 MAX_LITERAL = 120
 WILDCARD = r".{0,200}?"
+# Words any library's error message is made of: a template needs MIN_DISTINCT_WORDS others to be a pattern.
+GENERIC_WORDS = frozenset(
+    (
+        "all any but can cannot currently does expected found got given have has into invalid must no none only required requires set should "
+        "support supported supports than that unsupported valid when which yet you your"
+    ).split()
+)
+MIN_DISTINCT_WORDS = 2
 
 _FIELD_RE = re.compile(r"\{\{|\}\}|\{\}")
 _SPACES_RE = re.compile(r"\s{2,}")
@@ -143,6 +152,8 @@ def template_regex(template):
         regex = "".join(WILDCARD if piece is None else _escape(piece) for piece in _opening(line))
     literals = required_literals(regex)
     if not literals or any(anchor_word(literal) is None for literal in literals):
+        return None
+    if len(set(WORD_RE.findall(regex.lower())) - COMMON_WORDS - GENERIC_WORDS) < MIN_DISTINCT_WORDS:
         return None
     return regex
 

@@ -162,9 +162,6 @@ class MessageRule:
     reason: str = ""
     wrapper: bool = False
 
-    def matches(self, template):
-        return _CompiledRule(self).matches(template)
-
 
 class _CompiledRule:
     """A rule's regexes compiled once, with memoised kind and module tests (the index holds thousands of

@@ -25,6 +25,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog im
     WRAPPER_RE,
 )
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.literal_index import LiteralIndex
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.templates import template_patterns
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import COMPILED as MILESTONE_REGEXES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import ORDER, line_ranks
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import build as build_timeline
@@ -164,7 +165,8 @@ class _Compiled:
         self.requires = {}  # cause index -> compiled gate
         items = []
         for c_index, cause in enumerate(CATALOG):
-            for pattern in cause.patterns:
+            # the hand-written patterns, then those generated from every release's own messages (templates.py)
+            for pattern in cause.patterns + template_patterns(cause.id):
                 items.append((("p", len(self.patterns)), pattern.regex, pattern.flags))
                 self.patterns.append((c_index, pattern.compiled(), pattern.weight, pattern.label, pattern.wrapper, pattern.warning))
             if cause.requires:

@@ -220,6 +220,17 @@ ARCH_MODELS = {
         "Qwen__Qwen3.5-122B-A10B": [("H200", 2), ("H100-80GB", 4)],
         "Qwen__Qwen3.6-35B-A3B": [("H100-80GB", 1), ("RTX A6000", 2)],
     },
+    "OlmoForCausalLM": {
+        "onnx-community__OLMo-1B-hf": [("RTX 4090", 1), ("L40S", 1)],
+        "ssec-uw__OLMo-7B-Instruct-hf": [("RTX A6000", 1), ("A100-40GB", 1), ("H100-80GB", 2)],
+        "hamishivi__OLMo-1B-0724-SFT-hf": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "ai2-adapt-dev__peteish7-step928646": [("L40S", 1), ("H100-80GB", 1)],
+    },
+    "GPTJForCausalLM": {
+        "PygmalionAI__pygmalion-6b": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "rexwang8__qilin-lit-6b": [("RTX A6000", 1), ("H100-80GB", 1)],
+        "adamluc__gptjt": [("A100-40GB", 1), ("RTX 4090", 2)],
+    },
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },
@@ -579,11 +590,11 @@ def _incident_0_5_9():
 
 
 def max_context(model: str) -> int:
-    """The config's max_position_embeddings (text config for multimodal models)."""
+    """The config's max_position_embeddings (text config for multimodal models; GPT-2 and GPT-J: n_positions)."""
     with open(os.path.join(CONFIGS, model, "config.json")) as fh:
         cfg = json.load(fh)
     text = cfg.get("text_config") or cfg
-    return int(text.get("max_position_embeddings") or cfg.get("max_position_embeddings") or 4096)
+    return int(text.get("max_position_embeddings") or cfg.get("max_position_embeddings") or text.get("n_positions") or 4096)
 
 
 def _generated(seed: int):

@@ -52,7 +52,9 @@ class ArchitectureLayout:
     "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them).
     ``config_aliases``: (field, the name SGLang's config class reads it from; dotted for a nested field).
     ``experts_quantizable``: False when the class builds its experts without the quant config.
-    ``router_float32``: the MoE gate's weight is float32 (a release may differ: ``weight_dtype_quirks``)."""
+    ``router_float32``: the MoE gate's weight is float32 (a release may differ: ``weight_dtype_quirks``).
+    ``ffn_default_multiple``: the MLP width is this multiple of ``hidden_size`` when the config gives none (GPT-J's
+    ``n_inner: null``)."""
 
     family: str
     module: str
@@ -82,6 +84,7 @@ class ArchitectureLayout:
     # the class's own default --attention-backend on (SM100, SM80 and newer, older) when the user gives none
     attention_backend_by_sm: Tuple[str, ...] = ()
     multimodal: bool = False
+    ffn_default_multiple: int = 0
 
 
 def _dense(module: str, **kw: Any) -> ArchitectureLayout:
@@ -95,6 +98,15 @@ def _moe(module: str, **kw: Any) -> ArchitectureLayout:
 # SGLang 0.5.23 ``srt/models`` module of each class (the same class exists in 0.5.9 unless noted in the release's
 # architecture catalog). Layout facts cite the module that builds them.
 _LLAMA_BIAS = ("attention_bias", "bias")  # llama.py: bias=getattr(config, "attention_bias", False) or "bias"
+
+# GPT-2 style field names (GPT2Config / GPTJConfig / GPTBigCodeConfig attribute_map)
+_GPT2_NAMES = (
+    ("hidden_size", "n_embd"),
+    ("num_attention_heads", "n_head"),
+    ("num_hidden_layers", "n_layer"),
+    ("max_position_embeddings", "n_positions"),
+    ("intermediate_size", "n_inner"),
+)
 
 VERIFIED: Dict[str, ArchitectureLayout] = {
     "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
@@ -136,6 +148,10 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Cohere2ForCausalLM": _dense(
         "commandr.py", qkv_bias=False, qk_norm="projection", qk_norm_key="use_qk_norm", norms_per_layer=1, tie="always", rope_rows_key="model_max_length"
     ),
+    # olmo.py: qkv_proj and o_proj bias = attention_bias, gate_up/down without bias, input/post_attention and the
+    # final norm are nn.LayerNorm(elementwise_affine=False, bias=False) (no parameters), head_dim = hidden / heads,
+    # lm_head = embed_tokens when tie_word_embeddings
+    "OlmoForCausalLM": _dense("olmo.py", norm_params=False),
     # olmo2.py: post-attention and post-feedforward RMSNorm only, q_norm over hidden and k_norm over all KV heads
     # on every rank
     # and its override (0.5.9 server_args.py:1499-1519, 0.5.23 arg_groups/model_overrides/olmo2.py) defaults the
@@ -144,6 +160,24 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # starcoder2.py: c_fc/c_proj (not gated) and qkv/o with bias = use_bias (default True), LayerNorms with bias
     "Starcoder2ForCausalLM": _dense(
         "starcoder2.py", bias_key=("use_bias",), bias_default=True, gated_mlp=False, mlp_bias=None, norm_bias=True, tie_default=True
+    ),
+    # gpt_j.py: GPTJ's own field names (n_embd, n_head, n_layer, n_positions; transformers' GPTJConfig maps them),
+    # head_dim = n_embd / n_head with every head a KV head, qkv_proj and out_proj without bias, fc_in/fc_out with
+    # bias (ColumnParallelLinear's default) of width n_inner or 4 x n_embd when null (GPTJBlock), one ln_1 LayerNorm
+    # per block (parallel attention and MLP) and ln_f, rotary over config.rotary_dim with max_position =
+    # max_position_embeddings, its own ParallelLMHead with bias (asserts not tie_word_embeddings)
+    "GPTJForCausalLM": _dense(
+        "gpt_j.py",
+        qkv_bias=False,
+        o_bias=False,
+        gated_mlp=False,
+        mlp_bias=True,
+        norms_per_layer=1,
+        norm_bias=True,
+        tie="never",
+        lm_head_bias=True,
+        ffn_default_multiple=4,
+        config_aliases=_GPT2_NAMES,
     ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),

@@ -231,6 +231,17 @@ ARCH_MODELS = {
         "rexwang8__qilin-lit-6b": [("RTX A6000", 1), ("H100-80GB", 1)],
         "adamluc__gptjt": [("A100-40GB", 1), ("RTX 4090", 2)],
     },
+    "GPT2LMHeadModel": {
+        "microsoft__DialoGPT-large": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "Finnish-NLP__gpt2-large-finnish": [("RTX A6000", 1), ("RTX 4090", 2)],
+        "postbot__gpt2-medium-emailgen": [("RTX 4090", 1), ("L40S", 2)],
+        "ml6team__gpt-2-medium-conditional-quote-generator": [("A100-40GB", 1), ("RTX 4090", 1)],
+    },
+    "GPTBigCodeForCausalLM": {
+        "bigcode__starcoder-co-format": [("H100-80GB", 1), ("A100-80GB", 1), ("A100-40GB", 2)],
+        "Xenova__WizardCoder-1B-V1.0": [("RTX 4090", 1), ("L40S", 1)],
+        "alxxtexxr__WizardCoder-15B-V1.0-sharded-8gb": [("H200", 1), ("RTX A6000", 2)],
+    },
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },

@@ -49,12 +49,14 @@ class ArchitectureLayout:
     every layer MoE whatever ``decoder_sparse_step`` / ``mlp_only_layers`` say. ``partial_rotary_default``: the
     rotary fraction when the config gives none. ``embed_replicated``: a plain ``nn.Embedding`` (every rank holds
     the whole table, unpadded). ``rope_layout``: "standard" (one cache, the config's scaling), or
-    "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them).
+    "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them), or
+    "none" (no rotary embedding, so no cache).
     ``config_aliases``: (field, the name SGLang's config class reads it from; dotted for a nested field).
     ``experts_quantizable``: False when the class builds its experts without the quant config.
     ``router_float32``: the MoE gate's weight is float32 (a release may differ: ``weight_dtype_quirks``).
     ``ffn_default_multiple``: the MLP width is this multiple of ``hidden_size`` when the config gives none (GPT-J's
-    ``n_inner: null``)."""
+    ``n_inner: null``). ``position_rows_offset``: a learned position table of ``max_position_embeddings`` plus this
+    many rows, a plain ``nn.Embedding`` on every rank (-1: none; ``rope_layout`` "none" for a class without RoPE)."""
 
     family: str
     module: str
@@ -85,6 +87,7 @@ class ArchitectureLayout:
     attention_backend_by_sm: Tuple[str, ...] = ()
     multimodal: bool = False
     ffn_default_multiple: int = 0
+    position_rows_offset: int = -1
 
 
 def _dense(module: str, **kw: Any) -> ArchitectureLayout:
@@ -177,6 +180,39 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         tie="never",
         lm_head_bias=True,
         ffn_default_multiple=4,
+        config_aliases=_GPT2_NAMES,
+    ),
+    # gpt2.py: GPT-2's field names (n_embd, n_head, n_layer, n_positions, n_inner; transformers' GPT2Config maps
+    # them), c_attn and c_proj with bias, c_fc/c_proj MLP with bias of width n_inner or 4 x hidden when null
+    # (GPT2Block), ln_1/ln_2/ln_f LayerNorms with bias, no rotary embedding, wpe a plain nn.Embedding of
+    # max_position_embeddings rows (every rank), lm_head = transformer.wte (always tied)
+    "GPT2LMHeadModel": _dense(
+        "gpt2.py",
+        qkv_bias=True,
+        o_bias=True,
+        gated_mlp=False,
+        mlp_bias=True,
+        norm_bias=True,
+        tie="always",
+        ffn_default_multiple=4,
+        position_rows_offset=0,
+        rope_layout="none",
+        config_aliases=_GPT2_NAMES,
+    ),
+    # gpt_bigcode.py: GPT-2's field names and block (c_attn/c_proj with bias, c_fc/c_proj with bias of n_inner or
+    # 4 x hidden, ln_1/ln_2/ln_f LayerNorms with bias, wpe nn.Embedding, no rotary embedding, lm_head =
+    # transformer.wte); multi_query gives one KV head (replicated on every rank), as ModelConfig counts it
+    "GPTBigCodeForCausalLM": _dense(
+        "gpt_bigcode.py",
+        qkv_bias=True,
+        o_bias=True,
+        gated_mlp=False,
+        mlp_bias=True,
+        norm_bias=True,
+        tie="always",
+        ffn_default_multiple=4,
+        position_rows_offset=0,
+        rope_layout="none",
         config_aliases=_GPT2_NAMES,
     ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias

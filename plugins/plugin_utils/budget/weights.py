@@ -262,7 +262,9 @@ def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: i
 
 
 def _vocab_rows(spec: ModelSpec, tp: int) -> int:
-    return _pad(spec.vocab_size, VOCAB_PAD) // tp if tp > 1 else spec.vocab_size
+    """Rows per rank of a VocabParallelEmbedding / ParallelLMHead: the vocabulary padded to 64 at every TP size,
+    TP 1 included (layers/vocab_parallel_embedding.py ``num_embeddings_padded``), then split."""
+    return _pad(spec.vocab_size, VOCAB_PAD) // tp
 
 
 def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Optional[int] = None, dp_lm_head: bool = False, draft: bool = False) -> List[Linear]:
@@ -277,6 +279,9 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
         embed_tp = atp if spec.is_mla else (1 if spec.architecture.startswith("Qwen3_5") else tp)
     embed_rows = spec.vocab_size if spec.layout.embed_replicated else _vocab_rows(spec, embed_tp)
     out = [Linear(None, "embed_tokens", embed_rows, spec.hidden_size, quantizable=False)]
+    if spec.layout.position_rows_offset >= 0:
+        positions = spec.max_position_embeddings + spec.layout.position_rows_offset
+        out.append(Linear(None, "embed_positions", positions, spec.hidden_size, quantizable=False))
     if own_head and not spec.tie_embeddings:
         head_tp = atp if dp_lm_head else tp
         # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
@@ -423,7 +428,7 @@ def rope_caches(spec: ModelSpec, release: Optional["SGLangRelease"] = None) -> L
     if spec.layout.rope_layout == "local_global_unscaled":
         if release is None or release.sizing.gemma3_rope_in_attention:
             caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2  # one per RoPE base
-    elif spec.family != "mamba2":
+    elif spec.family != "mamba2" and spec.layout.rope_layout != "none":
         caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
     if spec.vision:
         head_dim = int(spec.vision.get("hidden_size", 1152)) // int(spec.vision.get("num_heads", 16))

@@ -242,6 +242,17 @@ ARCH_MODELS = {
         "Xenova__WizardCoder-1B-V1.0": [("RTX 4090", 1), ("L40S", 1)],
         "alxxtexxr__WizardCoder-15B-V1.0-sharded-8gb": [("H200", 1), ("RTX A6000", 2)],
     },
+    "ChatGLMModel": {
+        "THUDM__glm-4-9b-chat": [("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 2)],
+        "THUDM__chatglm2-6b": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "zenlm__zen3-image-text_encoder": [("RTX A6000", 1), ("RTX 4090", 2)],
+    },
+    "OPTForCausalLM": {
+        "AlekseyKorshuk__6.7b-dalio-book-handwritten-io-constant-1e-6-v2": [("RTX 4090", 1), ("A100-40GB", 1), ("L40S", 2)],
+        "Manuel030__alpaca-opt-6.7b": [("RTX A6000", 1), ("H100-80GB", 1)],
+        "bimabk__instruct_4ef6b15": [("RTX 4090", 1), ("L40S", 1)],
+        "seclab-yonsei__amplifying-exposure-opt-13b": [("A100-80GB", 1), ("RTX A6000", 2)],
+    },
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },

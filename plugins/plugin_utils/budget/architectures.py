@@ -56,7 +56,11 @@ class ArchitectureLayout:
     ``router_float32``: the MoE gate's weight is float32 (a release may differ: ``weight_dtype_quirks``).
     ``ffn_default_multiple``: the MLP width is this multiple of ``hidden_size`` when the config gives none (GPT-J's
     ``n_inner: null``). ``position_rows_offset``: a learned position table of ``max_position_embeddings`` plus this
-    many rows, a plain ``nn.Embedding`` on every rank (-1: none; ``rope_layout`` "none" for a class without RoPE)."""
+    many rows, a plain ``nn.Embedding`` on every rank (-1: none; ``rope_layout`` "none" for a class without RoPE).
+    ``embed_dim_key``: a config key giving the token embedding's (and untied head's) width when it differs from
+    ``hidden_size``, bridged by replicated project_in/project_out layers (OPT's ``word_embed_proj_dim``).
+    ``final_norm_key``: a config switch, default on, without which the final norm is not built (OPT's
+    ``do_layer_norm_before``)."""
 
     family: str
     module: str
@@ -88,6 +92,8 @@ class ArchitectureLayout:
     multimodal: bool = False
     ffn_default_multiple: int = 0
     position_rows_offset: int = -1
+    embed_dim_key: str = ""
+    final_norm_key: str = ""
 
 
 def _dense(module: str, **kw: Any) -> ArchitectureLayout:
@@ -214,6 +220,45 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         position_rows_offset=0,
         rope_layout="none",
         config_aliases=_GPT2_NAMES,
+    ),
+    # chatglm.py (ChatGLM2/3, GLM-4-9B) with SGLang's ChatGLMConfig (configs/chatglm.py: num_layers, ffn_hidden_size,
+    # padded_vocab_size, seq_length as max_position_embeddings; ModelConfig's KV heads = multi_query_group_num):
+    # query_key_value bias = add_bias_linear or add_qkv_bias; dense and the gated dense_h_to_4h/dense_4h_to_h bias =
+    # add_bias_linear, false in every ChatGLM2/3 and GLM-4 config; head_dim = hidden / heads; rotary over half the
+    # head with seq_length rows; input/post_attention RMSNorms and final_layernorm; output_layer a separate
+    # ParallelLMHead (never tied)
+    "ChatGLMModel": _dense(
+        "chatglm.py",
+        bias_key=("add_bias_linear", "add_qkv_bias"),
+        o_bias=False,
+        tie="never",
+        partial_rotary_default=0.5,
+        config_aliases=(
+            ("num_hidden_layers", "num_layers"),
+            ("intermediate_size", "ffn_hidden_size"),
+            ("vocab_size", "padded_vocab_size"),
+            ("max_position_embeddings", "seq_length"),
+        ),
+    ),
+    # opt.py: qkv_proj/out_proj and fc1/fc2 (not gated) bias = enable_bias (OPTConfig default on),
+    # self_attn_layer_norm and final_layer_norm per layer and the decoder's final_layer_norm (only when
+    # do_layer_norm_before) are LayerNorms with bias, no rotary embedding: OPTLearnedPositionalEmbedding is an
+    # nn.Embedding of max_position_embeddings + 2 rows of hidden_size; embed_tokens (and the untied lm_head) are
+    # word_embed_proj_dim wide, with ReplicatedLinear project_in/project_out (no bias) when that is not hidden_size;
+    # lm_head = embed_tokens when tie_word_embeddings (PretrainedConfig default on)
+    "OPTForCausalLM": _dense(
+        "opt.py",
+        bias_key=("enable_bias",),
+        bias_default=True,
+        gated_mlp=False,
+        mlp_bias=None,
+        norm_bias=True,
+        tie_default=True,
+        position_rows_offset=2,
+        rope_layout="none",
+        embed_dim_key="word_embed_proj_dim",
+        final_norm_key="do_layer_norm_before",
+        config_aliases=(("intermediate_size", "ffn_dim"),),
     ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),

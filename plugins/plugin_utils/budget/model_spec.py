@@ -139,6 +139,7 @@ class ModelSpec:
     layout: ArchitectureLayout = field(default_factory=lambda: VERIFIED["LlamaForCausalLM"], repr=False)
     norms_per_layer: int = 2
     mlp_bias: bool = False
+    embed_dim: int = 0  # token embedding width when it is not hidden_size (layout.embed_dim_key)
     raw_text_config: Dict[str, Any] = field(default_factory=dict, repr=False)
     raw_config: Dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -529,6 +530,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         layout=layout,
         norms_per_layer=layout.norms_per_layer,
         mlp_bias=qkv_bias if layout.mlp_bias is None else layout.mlp_bias,
+        embed_dim=int(text.get(layout.embed_dim_key) or hidden) if layout.embed_dim_key else 0,
         gated_mlp=layout.gated_mlp,
         num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
         mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),

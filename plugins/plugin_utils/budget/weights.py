@@ -278,7 +278,10 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
     if atp < tp:
         embed_tp = atp if spec.is_mla else (1 if spec.architecture.startswith("Qwen3_5") else tp)
     embed_rows = spec.vocab_size if spec.layout.embed_replicated else _vocab_rows(spec, embed_tp)
-    out = [Linear(None, "embed_tokens", embed_rows, spec.hidden_size, quantizable=False)]
+    width = spec.embed_dim or spec.hidden_size
+    out = [Linear(None, "embed_tokens", embed_rows, width, quantizable=False)]
+    if width != spec.hidden_size:
+        out += [Linear(None, "project_in", spec.hidden_size, width), Linear(None, "project_out", width, spec.hidden_size)]
     if spec.layout.position_rows_offset >= 0:
         positions = spec.max_position_embeddings + spec.layout.position_rows_offset
         out.append(Linear(None, "embed_positions", positions, spec.hidden_size, quantizable=False))
@@ -292,7 +295,7 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
                 None,
                 "lm_head",
                 rows,
-                spec.hidden_size,
+                width,
                 bias=rows if spec.layout.lm_head_bias else 0,
                 quantizable=spec.quant.method == "modelopt_mixed" and not draft,
             )
@@ -342,7 +345,8 @@ def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int]
     rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     for i, (mixer, ffn) in enumerate(spec.layers):
         rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
-    if spec.layout.norm_params:
+    final_norm = not spec.layout.final_norm_key or spec.raw_text_config.get(spec.layout.final_norm_key, True)
+    if spec.layout.norm_params and final_norm:
         rows.append(_norm(None, "norm", spec.hidden_size * (2 if spec.layout.norm_bias else 1)))
     rows += _vision(spec, tp)
     return rows

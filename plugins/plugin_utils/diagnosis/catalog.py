@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.8"
+CATALOG_VERSION = "2026.12.9"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -374,12 +374,14 @@ CATALOG = (
             "failed with an error other than out-of-memory."
         ),
         fix=(
-            "drop --enable-torch-compile (0.5.9 piecewise graphs: leave out --enable-piecewise-cuda-graph; 0.5.23 "
-            "prefill graphs: --cuda-graph-backend-prefill=breakable), or run once with --disable-cuda-graph (0.5.9) / "
-            "--cuda-graph-backend-decode=disabled (0.5.23) to confirm, or lower --cuda-graph-max-bs (failed at bs={capture_bs})",
-            "drop --enable-torch-compile (0.5.9 piecewise graphs: leave out --enable-piecewise-cuda-graph; 0.5.23 "
-            "prefill graphs: --cuda-graph-backend-prefill=breakable), or run once with --disable-cuda-graph (0.5.9) / "
-            "--cuda-graph-backend-decode=disabled (0.5.23) to confirm, or lower --cuda-graph-max-bs",
+            "drop --enable-torch-compile (piecewise graphs: leave out --enable-piecewise-cuda-graph in 0.5.9, add "
+            "--disable-piecewise-cuda-graph in 0.5.10-0.5.13; 0.5.23 prefill graphs: --cuda-graph-backend-prefill=breakable), "
+            "or run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
+            "or lower --cuda-graph-max-bs (failed at bs={capture_bs})",
+            "drop --enable-torch-compile (piecewise graphs: leave out --enable-piecewise-cuda-graph in 0.5.9, add "
+            "--disable-piecewise-cuda-graph in 0.5.10-0.5.13; 0.5.23 prefill graphs: --cuda-graph-backend-prefill=breakable), "
+            "or run once with --disable-cuda-graph (0.5.9) / --cuda-graph-backend-decode=disabled (0.5.23) to confirm, "
+            "or lower --cuda-graph-max-bs",
         ),
         verify="the log shows the graph-capture end line and then 'fired up'",
         patterns=(
@@ -391,6 +393,10 @@ CATALOG = (
             Pattern(r"Capture cuda graph failed", 75, "graph capture error", re.IGNORECASE, wrapper=True),
             # 0.5.23 model_executor/runner_backend_utils/__init__.py:23-28
             Pattern(r"Fail when using backend: \S+ for prefill runner", 75, "prefill graph error", wrapper=True),
+            # 0.5.10-0.5.13 compilation/piecewise_context_manager.py:49 (logger.error, then re-raised) and its hint at
+            # :126 / :123 / :123 / :136, piecewise graphs being on by default there
+            Pattern(r"Piecewise CUDA Graph failed with error: ", 75, "piecewise graph error", wrapper=True),
+            Pattern(r"To work around this error, add --disable-piecewise-cuda-graph", 30, "piecewise graph error hint", wrapper=True),
             Pattern(r"operation not permitted when stream is capturing|cudaErrorStreamCapture\w+", 85, "illegal call during capture"),
             # triton python/triton/compiler/errors.py CompilationError ("at <line>:<col>:"): on its own it may be any first
             # forward; with the graph runner's frames it is the capture that failed
@@ -431,7 +437,8 @@ CATALOG = (
         fix=(
             "pick a backend / quantization the GPU supports (e.g. --attention-backend flashinfer or triton on Ampere, "
             "no FP8/NVFP4 kernels below their SM; a triton kernel that needs more shared memory than this GPU has: "
-            "another --attention-backend, or no --enable-torch-compile), or install a torch/sgl-kernel build with this "
+            "another --attention-backend, or no --enable-torch-compile; DeepGEMM, SM90/SM100 only: "
+            "SGLANG_ENABLE_JIT_DEEPGEMM=0 or another --moe-runner-backend), or install a torch/sgl-kernel build with this "
             "GPU's SM; SGLang itself needs compute capability 7.5 or newer (T4 / RTX 20xx and later)",
         ),
         verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
@@ -443,6 +450,9 @@ CATALOG = (
             Pattern(r"(?:CUDA|HIP) error: invalid device function|hipErrorInvalidDeviceFunction", 75, "kernel not built for this GPU"),
             # flashinfer jit/core.py:107 (0.5.3), :108 (0.6.3); 0.2.5 jit/core.py:54 "FlashInfer requires sm75+"
             Pattern(r"FlashInfer requires (?:GPUs with sm75 or higher|sm75\+)", 95, "flashinfer minimum SM"),
+            # DeepGEMM csrc/apis/*.hpp DG_HOST_UNREACHABLE("Unsupported architecture") (deepseek-ai/DeepGEMM@54e2261,
+            # e.g. csrc/apis/mega.hpp:233-248): its kernels exist for SM90 / SM100 only
+            Pattern(r"Assertion error \([^)]*\): Unsupported architecture", 95, "DeepGEMM has no kernel for this SM"),
             # triton python/triton/runtime/errors.py OutOfResources (raised by compiler.py _init_handles): the kernel's
             # shared memory exceeds this GPU's. inductor's autotuner logs the same text and tries other configs, so the
             # unqualified form only counts when an exception follows

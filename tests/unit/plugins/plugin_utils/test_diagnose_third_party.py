@@ -162,6 +162,8 @@ CRASH_MESSAGES = [
         "dependency_import_error",
     ),
     ("RuntimeError: FlashInfer requires GPUs with sm75 or higher", "unsupported_gpu_arch"),
+    ("RuntimeError: Assertion error (/opt/DeepGEMM/csrc/apis/gemm.hpp:120): Unsupported architecture", "unsupported_gpu_arch"),
+    ("[2026-03-04 09:13:09 TP0] Piecewise CUDA Graph failed with error: 'NoneType' object has no attribute 'shape'", "cuda_graph_capture_error"),
     ("Exception: Capture cuda graph failed: Ninja build failed. Ninja output:", "dependency_import_error"),
     # triton, and inductor wrapping it
     (

@@ -253,6 +253,11 @@ ARCH_MODELS = {
         "bimabk__instruct_4ef6b15": [("RTX 4090", 1), ("L40S", 1)],
         "seclab-yonsei__amplifying-exposure-opt-13b": [("A100-80GB", 1), ("RTX A6000", 2)],
     },
+    "PersimmonForCausalLM": {
+        "adept__persimmon-8b-base": [("L40S", 1), ("A100-40GB", 1), ("H100-80GB", 2)],
+        "adept__persimmon-8b-chat": [("RTX A6000", 1), ("A100-80GB", 1)],
+        "mgoin__persimmon-8b-chat-ds": [("H100-80GB", 1), ("L40S", 2)],
+    },
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },

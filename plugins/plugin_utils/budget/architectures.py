@@ -260,6 +260,22 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         final_norm_key="do_layer_norm_before",
         config_aliases=(("intermediate_size", "ffn_dim"),),
     ),
+    # persimmon.py: query_key_value and dense with bias, q_layernorm/k_layernorm = nn.LayerNorm(head_dim) (weight
+    # and bias) when qk_layernorm, dense_h_to_4h/dense_4h_to_h (relu2, not gated) with bias, input/post_attention and
+    # final LayerNorms with bias, rotary over partial_rotary_factor (PersimmonConfig default 0.5) of head_dim =
+    # hidden / heads, its own lm_head without bias (never tied)
+    "PersimmonForCausalLM": _dense(
+        "persimmon.py",
+        qkv_bias=True,
+        o_bias=True,
+        gated_mlp=False,
+        mlp_bias=True,
+        norm_bias=True,
+        qk_norm="head",
+        qk_norm_key="qk_layernorm",
+        tie="never",
+        partial_rotary_default=0.5,
+    ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),
     # mixtral.py: every layer MoE (num_local_experts x intermediate_size), router without bias

@@ -137,8 +137,9 @@ def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
             out += [_norm(i, "self_attn.q_norm", q_heads * hd), _norm(i, "self_attn.k_norm", kv * hd)]
         elif spec.layout.qk_norm == "full_projection":  # replicated: every rank holds the whole norm
             out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd), _norm(i, "self_attn.k_norm", spec.num_kv_heads * hd)]
-        else:
-            out += [_norm(i, "self_attn.q_norm", hd), _norm(i, "self_attn.k_norm", hd)]
+        else:  # one head_dim norm each for q and k (a LayerNorm with a bias where the class's norms have one)
+            size = hd * (2 if spec.layout.norm_bias else 1)
+            out += [_norm(i, "self_attn.q_norm", size), _norm(i, "self_attn.k_norm", size)]
     if spec.family == "swa":  # attention sinks, one per local head
         out.append(_norm(i, "self_attn.sinks", q_heads))
     return out

@@ -130,7 +130,7 @@ timeline:
   description:
     - The start-up milestones the log shows (server args, model config, torch distributed, Load weight
       begin/end, KV and mamba pools, Memory pool end, CUDA graph capture begin/end, the scheduler's
-      max_total_num_tokens line, Uvicorn up, warm-up, ready, serving), as SGLang 0.4.6 to 0.5.23 word them.
+      max_total_num_tokens line, Uvicorn up, warm-up, ready, serving), in the wording of each SGLang release from 0.4.6 on.
     - 'Keys C(reached), C(phase), C(last_milestone), C(summary) (for example V(starting: memory_pool (KV cache
       allocated\))), C(milestones) (name to the first line index, in the last launch of the log) and C(ranks)
       (per rank, C(main) for the main process, its furthest milestone, phase and line).'

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-CATALOG_VERSION = "2026.12.9"
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
+
+CATALOG_VERSION = "2026.12.10"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -138,8 +140,9 @@ CATALOG = (
             # metrics_reporter.py:754,963 ("Decode batch [N], #running-req: ..."; older releases "Decode batch. ")
             Pattern(r"Decode batch(?: \[\d+\])?[.,] #running-req: \d+", 50, "decode batches running"),
             Pattern(r"Prefill batch(?: \[\d+\])?[.,] #new-seq: \d+", 40, "prefill batches running"),
-            # uvicorn's access log: a request answered 200
-            Pattern(r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 200\b", 50, "request answered 200"),
+            # uvicorn's access log: a request answered 200 (a probe such as /health answered 200 shows the HTTP
+            # server up, not that requests are served: timeline.PROBE_ENDPOINTS)
+            Pattern(r"\"(?:POST|GET) /(?!%s)\S* HTTP/1\.[01]\" 200\b" % PROBE_ENDPOINTS, 50, "request answered 200"),
         ),
     ),
     RootCause(
@@ -1116,7 +1119,9 @@ WRAPPER_RE = re.compile(
 CRASH_RE = re.compile(
     r"Traceback \(most recent call last\)|\w+ hit an exception|Received sigquit from a child process|"
     r"scheduler is dead|scheduler died|Segmentation fault|core dumped|Fatal Python error|^Killed\s*$|"
-    r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)"
+    r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)|"
+    # uvicorn's access log: a request the server failed (a crash unless requests are served after it)
+    r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 5\d\d\b"
 )
 # A Python exception in SGLang's own output (not a kill from outside): what turns a warning into a cause.
 EXCEPTION_RE = re.compile(r"Traceback \(most recent call last\)|\w+ hit an exception|Fatal Python error")

@@ -25,14 +25,18 @@ class Milestone:
     regex: str
 
 
+# HTTP endpoints that probe the server rather than ask it to generate (SGLang's http_server.py routes)
+PROBE_ENDPOINTS = r"health\b|health_generate\b|metrics\b|get_model_info\b|get_server_info\b|v1/models\b|ping\b"
+
 _ACTIVITY = (
     # the scheduler's batch lines: 0.4.6.post5 managers/scheduler.py:1146,1202 ("Prefill batch. ", "Decode batch. ");
     # 0.5.2 managers/scheduler_metrics_mixin.py:114,199; 0.5.9 managers/scheduler_metrics_mixin.py:214,366;
     # 0.5.23 managers/scheduler_components/metrics_reporter.py:754,963 ("Decode batch [N], ..."); 0.1.17
     # managers/controller/tp_worker.py:233,404 ("Decode batch. ", "Prefil batch. ")
     r"(?:Prefill?|Decode) batch(?: \[\d+\])?[.,] #(?:new-seq|running-req): \d+"
-    # uvicorn's access log: a request answered 200
-    r"|\"(?:POST|GET) /\S* HTTP/1\.[01]\" 200\b"
+    # uvicorn's access log: a request answered 200; a probe (/health, /metrics, /v1/models, ...) answered 200 shows
+    # the HTTP server up, not that requests are served (a PD decode server whose every request fails answers them)
+    r"|\"(?:POST|GET) /(?!%s)\S* HTTP/1\.[01]\" 200\b" % PROBE_ENDPOINTS
 )
 
 MILESTONES = (

@@ -273,7 +273,7 @@ def _w4afp8_block_misfit(spec: ModelSpec, args: Dict[str, Any]) -> Optional[Star
     for size in (key, key, value, value, spec.linear_num_value_heads // tp, spec.linear_num_value_heads // tp):
         if size % 128:
             return StartupError(
-                "ValueError", f"Weight output_partition_size = {size} is not divisible by weight quantization block_n = 128.", "unsupported_quantization"
+                "ValueError", f"Weight output_partition_size = {size} is not divisible by weight quantization block_n = 128.", "quant_shard_misaligned"
             )
     return None
 
@@ -293,13 +293,13 @@ def fp8_block_shape_error(spec: ModelSpec, tp: int, ep: int) -> Optional[Startup
                 return StartupError(
                     "ValueError",
                     f"The output_size of gate's and up's weight = {part} is not divisible by weight quantization block_n = {block_n}.",
-                    "unsupported_quantization",
+                    "quant_shard_misaligned",
                 )
             if tp > 1 and part % block_k:
                 return StartupError(
                     "ValueError",
                     f"The input_size of down's weight = {part} is not divisible by weight quantization block_k = {block_k}.",
-                    "unsupported_quantization",
+                    "quant_shard_misaligned",
                 )
         elif ffn == "dense" and tp > 1 and spec.quant.algo_for(i, "mlp.gate_proj"):
             part = spec.intermediate_size // tp
@@ -307,13 +307,13 @@ def fp8_block_shape_error(spec: ModelSpec, tp: int, ep: int) -> Optional[Startup
                 return StartupError(
                     "ValueError",
                     f"Weight output_partition_size = {part} is not divisible by weight quantization block_n = {block_n}.",
-                    "unsupported_quantization",
+                    "quant_shard_misaligned",
                 )
             if part % block_k:
                 return StartupError(
                     "ValueError",
                     f"Weight input_size_per_partition = {part} is not divisible by weight quantization block_k = {block_k}.",
-                    "unsupported_quantization",
+                    "quant_shard_misaligned",
                 )
     return None
 

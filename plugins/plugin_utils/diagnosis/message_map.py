@@ -251,8 +251,15 @@ RULES = (
     # model_executor/cuda_graph_runner.py (0.4.x "Capture CUDA graph failed", later "Capture cuda graph failed")
     _id("cuda_graph_capture_error", r"^Capture (?:cuda|CUDA) graph failed", wrapper=True),
     _id("nccl_failure", r"^NCCL error: \{\}$"),
-    # the 0.5.9 / 0.5.23 quantization refusals of catalog.py (layers/quantization/modelopt_quant.py, fp8.py)
-    _id("unsupported_quantization", r"only supports static FP8 quantization|is not divisible by weight quantization block_[nk]"),
+    # the 0.5.9 / 0.5.23 quantization refusals of catalog.py (layers/quantization/modelopt_quant.py), and the
+    # shard misfits of a quantized checkpoint under TP (fp8.py block_n/block_k, the Marlin / AWQ / GPTQ group and
+    # thread sizes, the "not aligned with the quantized weight shape" check of parameter.py)
+    _id("unsupported_quantization", r"only supports static FP8 quantization"),
+    _id(
+        "quant_shard_misaligned",
+        r"is not divisible by weight quantization block_[nk]|is not divisible by\s+(?:group_size|min_thread_[nk]|min_[nk]_threads|pack_factor)"
+        r"|size is not aligned with the quantized weight shape",
+    ),
     _id("dependency_import_error", "", kind=r"^raise:(?:ImportError|ModuleNotFoundError)$"),
     _id("dependency_import_error", DEPENDENCY),
     _id("unsupported_gpu_arch", GPU_ARCH),

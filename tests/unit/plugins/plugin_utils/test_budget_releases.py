@@ -234,6 +234,7 @@ def test_every_root_cause_the_engine_returns_is_a_diagnosis_catalog_id():
         "cuda_oom_weights",
         "cuda_oom_cuda_graph",
         "unsupported_quantization",
+        "quant_shard_misaligned",
         "incompatible_feature_combination",
     } <= causes  # the scan sees them
     assert causes <= set(CAUSES), sorted(causes - set(CAUSES))

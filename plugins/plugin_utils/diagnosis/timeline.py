@@ -54,7 +54,14 @@ MILESTONES = (
     # model_executor/model_runner.py f"Load weight begin. avail mem=...": 0.4.6.post5:502, 0.5.2:698, 0.5.9:899,
     # 0.5.23:1274; model_loader/weight_utils.py "Using model weights format %s": 0.4.6.post5:255, 0.5.2:275,
     # 0.5.9:513, 0.5.23:692
-    Milestone("weight_begin", "weight_load", "weight loading begun", r"Load weight begin\.|Using model weights format \["),
+    # and the shard progress bars of model_loader/weight_utils.py (tqdm desc "Loading safetensors|pt checkpoint shards",
+    # the same words since 0.4: 0.5.23:1166,1412; "Multi-thread loading shards": 0.5.23:1371)
+    Milestone(
+        "weight_begin",
+        "weight_load",
+        "weight loading begun",
+        r"Load weight begin\.|Using model weights format \[|Loading (?:safetensors|pt) checkpoint shards:|Multi-thread loading shards:",
+    ),
     # model_executor/model_runner.py f"Load weight end. type=..., avail mem=..., mem usage=...": 0.4.6.post5:575,
     # 0.5.2:783, 0.5.9:1041 (with elapsed=), 0.5.23:1373
     Milestone("weight_end", "memory_pool", "weights loaded", r"Load weight end\."),

@@ -4,6 +4,8 @@
 * tests/fixtures/logs/INDEX.yml: SGLang logs labelled with the diagnoser's root-cause ids
   (real public excerpts); PENDING.yml: real excerpts, same schema, that the diagnoser does not
   classify correctly yet (kept apart so its top-1 corpus test can stay strict).
+* tests/fixtures/logs/validation/INDEX.yml: the held-out validation split (issue 14), same schema, its files under
+  validation/<label>/, no source page shared with the training corpus.
 * tests/fixtures/startup_logs/INDEX.yml: real startup logs with the KV-pool numbers SGLang
   printed, for the budget engine's accuracy bench.
 
@@ -55,6 +57,10 @@ def _log_entries() -> list:
     return entries
 
 
+def _validation_entries() -> list:
+    return _load(LOGS / "validation" / "INDEX.yml")
+
+
 def _load(index: pathlib.Path) -> list:
     if not index.exists():
         pytest.skip("%s not present" % index)
@@ -97,11 +103,48 @@ def test_every_real_log_file_is_indexed():
     assert not on_disk - listed, "unindexed fixtures: %s" % sorted(on_disk - listed)
 
 
+def test_validation_split_is_well_formed_and_apart_from_training():
+    entries = _validation_entries()
+    training = _log_entries() + (yaml.safe_load((LOGS / "source-derived" / "INDEX.yml").read_text(encoding="utf-8")) or [])
+    training_sources = {e.get("source_url") for e in training}
+    seen = set()
+    for entry in entries:
+        _check_file(LOGS, entry)
+        assert entry["file"] not in seen, "%s listed twice" % entry["file"]
+        seen.add(entry["file"])
+        assert entry.get("label") in ROOT_CAUSE_IDS, "%s: unknown label %r" % (entry["file"], entry.get("label"))
+        assert entry.get("kind") == "real" and entry.get("split") == "validation", "%s: kind real, split validation" % entry["file"]
+        assert URL.match(entry.get("source_url") or ""), "%s: source_url must be a public https URL" % entry["file"]
+        assert entry["file"].startswith("validation/%s/" % entry["label"]), "%s: validation fixtures live under validation/<label>/" % entry["file"]
+        assert entry["source_url"] not in training_sources, "%s: its source page is in the training corpus too" % entry["file"]
+        # fields only: nothing of the diagnoser (timeline included) is run on the held-out split by a unit test
+        assert entry["label"] != "none" or entry.get("reached") in REACHED, "%s: reached must be one of %s" % (entry["file"], sorted(REACHED))
+    on_disk = {p.relative_to(LOGS).as_posix() for p in (LOGS / "validation").rglob("*.log")}
+    assert on_disk == seen, "validation files not indexed: %s" % sorted(on_disk - seen)
+
+
+def test_corpus_holds_150_real_logs_20_healthy_and_a_validation_split_of_40():
+    """Issue 14's floor: enough real logs, healthy ones among them, and a held-out split."""
+    real = [e for e in _log_entries() if e["kind"] == "real"] + _validation_entries()
+    assert len(real) >= 150, "%d real logs" % len(real)
+    assert sum(e["label"] == "none" for e in real) >= 20
+    assert len(_validation_entries()) >= 40
+
+
 def test_healthy_logs_reach_serving_and_show_no_failure():
     """A `none` excerpt shows nothing that SGLang prints on a failed start. With `reached: ready` or `serving` (or
     no `reached`) it shows the server up (the ready banner, Uvicorn bound, requests answered or batch lines); with
-    `reached: starting` it ends before the ready line, past the start of weight loading at least."""
-    failure_marks = ("Traceback (most recent call last)", "Scheduler hit an exception", "Initialization failed", "Received sigquit", "out of memory", "Killed")
+    `reached: starting` it ends before the ready line, past one start-up milestone after the arguments at least (model
+    config, torch distributed init, weight loading, ...)."""
+    failure_marks = (
+        "Traceback (most recent call last)",
+        "Scheduler hit an exception",
+        "Initialization failed",
+        "Received sigquit",
+        "CUDA out of memory",
+        "OutOfMemoryError",
+        "Killed",
+    )
     entries = [e for e in _log_entries() if e["label"] == "none" and e["kind"] == "real"]
     for entry in entries:
         text = (LOGS / entry["file"]).read_text(encoding="utf-8", errors="replace")
@@ -109,7 +152,7 @@ def test_healthy_logs_reach_serving_and_show_no_failure():
         if entry.get("reached") == "starting":
             assert READY not in text, "%s: reached starting, but the excerpt shows the ready line" % entry["file"]
             last = timeline(text.splitlines()).last
-            assert last and ORDER[last] >= ORDER["weight_begin"], "%s: reached starting must get to weight loading at least (last milestone %s)" % (
+            assert last and ORDER[last] > ORDER["args"], "%s: reached starting must get past the arguments at least (last milestone %s)" % (
                 entry["file"],
                 last,
             )

@@ -11,8 +11,11 @@
   hybrid-state registries (``configs/linear_attn_model_registry.py``, ``hybrid_arch.py``, ``mamba_utils.py``),
   ``server_args.py`` and, from 0.5.20, ``arg_groups/model_overrides/*.py`` (per-model backend and memory
   adjustments), and ``model_executor/model_runner*.py``;
-* ``config_model_types``: the ``model_type`` of every config class SGLang ships in ``sglang/srt/configs/``
-  (hybrid-state and multimodal configs that it parses itself instead of transformers);
+* ``config_model_types``: the ``model_type`` of every config class SGLang registers with transformers' AutoConfig
+  (hybrid-state and multimodal configs that it parses itself instead of transformers): the keys of ``get_config``'s
+  ``_CONFIG_REGISTRY`` and the ``AutoConfig.register`` / ``CONFIG_MAPPING`` registrations that importing
+  ``sglang.srt.configs`` or the registry module runs. A config class ``configs/`` merely defines (InternLM2's,
+  nested in InternVL's) is not one: its type loads only through the checkpoint's own code;
 * ``transformers``: the version the wheel pins (``sglang-releases.json``), the ``model_type`` keys of that
   transformers' ``CONFIG_MAPPING_NAMES`` and its causal-LM classes (``models/auto``, read with ast from its wheel):
   a config whose ``auto_map`` names custom code and whose type neither SGLang nor transformers knows loads only
@@ -33,6 +36,7 @@ import re
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -69,16 +73,95 @@ def _mentions(tree: ast.Module) -> dict[str, set[str]]:
 # where get_config's _CONFIG_REGISTRY lives (0.5.9 utils/hf_transformers_utils.py; later utils/hf_transformers/):
 # besides the configs/ classes it registers aliases under their own model_type (kimi_k2, deepseek_v32, ...)
 CONFIG_REGISTRY_FILES = ("utils/hf_transformers_utils.py", "utils/hf_transformers/common.py")
+REGISTER_CALLS = ("AutoConfig.register", "CONFIG_MAPPING.register")
 
 
-def _registry_keys(tree: ast.Module) -> set[str]:
-    """``_CONFIG_REGISTRY["x"] = ...``, ``_CONFIG_REGISTRY.update({"x": ...})`` and the ``model_type`` of every class
-    the module defines (nested alias classes included)."""
+def _own_model_type(node: ast.ClassDef) -> str | None:
+    """The ``model_type = "..."`` a class body assigns itself."""
+    for stmt in node.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        value = getattr(stmt, "value", None)
+        if any(isinstance(t, ast.Name) and t.id == "model_type" for t in targets) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value  # model_type = "x" or model_type: str = "x" (JetNemotronConfig)
+    return None
+
+
+@dataclass(frozen=True)
+class ConfigClass:
+    """A config class a module defines: where, its own ``model_type`` (None when inherited) and its bases."""
+
+    where: str
+    model_type: str | None
+    bases: tuple[str, ...]
+
+
+class ConfigClasses:
+    """The config classes and class tuples (``DEEPSEEK_V41_CONFIG_CLASSES = (...)``) of configs/ and the registry
+    module, to resolve a registry's class names to the ``model_type`` it keys them under."""
+
+    def __init__(self) -> None:
+        self.classes: dict[str, ConfigClass] = {}
+        self.tuples: dict[str, list[str]] = {}
+
+    def add_module(self, rel: str, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                own = _own_model_type(node)
+                bases = tuple(ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases)
+                self.classes.setdefault(node.name, ConfigClass(f"{rel}:{node.name}", own, bases))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List)):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.tuples[target.id] = [e.id for e in node.value.elts if isinstance(e, ast.Name)]
+
+    def model_type(self, name: str) -> str | None:
+        """The class's ``model_type``, inherited through configs/ bases; None when it comes from transformers."""
+        seen = set()
+        pending = [name]
+        while pending:
+            current = pending.pop(0)
+            cls = self.classes.get(current)
+            if cls is None or current in seen:
+                continue
+            seen.add(current)
+            if cls.model_type:
+                return cls.model_type
+            pending.extend(cls.bases)
+        return None
+
+    def names(self, node: ast.AST, registry: list[str]) -> list[str]:
+        """The class names an iterable expression lists: a list/tuple literal, a module tuple, or the registry itself."""
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [e.id for e in node.elts if isinstance(e, ast.Name)]
+        if isinstance(node, ast.Name):
+            return list(registry) if node.id == "_CONFIG_REGISTRY" else self.tuples.get(node.id, [])
+        return []
+
+
+def _registry_classes(tree: ast.Module, table: ConfigClasses) -> tuple[list[str], set[str]]:
+    """``get_config``'s ``_CONFIG_REGISTRY``: the class names keyed by their ``model_type`` (a class list, a
+    ``{cls.model_type: cls for cls in [...]}`` comprehension, ``.update`` of one) and the string keys assigned
+    directly (``_CONFIG_REGISTRY["kimi_k2"] = ...``, ``.update({"x": ...})``)."""
+    classes: list[str] = []
     keys: set[str] = set()
+
+    def add(value: ast.AST) -> None:
+        if isinstance(value, (ast.List, ast.Tuple)):
+            classes.extend(table.names(value, classes))
+        elif isinstance(value, ast.DictComp):
+            for generator in value.generators:
+                classes.extend(c for c in table.names(generator.iter, classes) if c not in classes)
+        elif isinstance(value, ast.Dict):
+            keys.update(k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if (
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id == "_CONFIG_REGISTRY":
+                    add(node.value)
+                elif (
                     isinstance(target, ast.Subscript)
                     and ast.unparse(target.value) == "_CONFIG_REGISTRY"
                     and isinstance(target.slice, ast.Constant)
@@ -87,26 +170,121 @@ def _registry_keys(tree: ast.Module) -> set[str]:
                     keys.add(target.slice.value)
         elif isinstance(node, ast.Call) and ast.unparse(node.func) == "_CONFIG_REGISTRY.update":
             for arg in node.args:
-                if isinstance(arg, ast.Dict):
-                    keys |= {k.value for k in arg.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-        elif isinstance(node, ast.ClassDef):
-            keys |= {m for m, _cls in _config_model_types(ast.Module(body=[node], type_ignores=[]))}
-    return keys
+                add(arg)
+    return classes, keys
 
 
-def _config_model_types(tree: ast.Module) -> list[tuple[str, str]]:
-    out = []
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            for stmt in node.body:
-                if (
-                    isinstance(stmt, ast.Assign)
-                    and any(isinstance(t, ast.Name) and t.id == "model_type" for t in stmt.targets)
-                    and isinstance(stmt.value, ast.Constant)
-                    and isinstance(stmt.value.value, str)
-                ):
-                    out.append((stmt.value.value, node.name))
-    return out
+def _registered_types(tree: ast.Module, table: ConfigClasses) -> dict[str, str]:
+    """The model types that importing a module registers with AutoConfig (``AutoConfig.register(key, cls)``,
+    ``CONFIG_MAPPING.register`` or ``CONFIG_MAPPING._extra_content[key] = cls``), in its module-level statements
+    (loops over literal classes or ``{key: cls}`` included) and in the module-level functions it calls at import;
+    the key mapped to the registered class."""
+    called = {
+        node.value.func.id for node in tree.body if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+    }
+    found: dict[str, str] = {}
+    for top in tree.body:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name not in called:
+            continue
+        if isinstance(top, ast.ClassDef):
+            continue
+        for bindings, body in _loop_bindings(top, table):
+            for node in ast.walk(body):
+                pair = None
+                if isinstance(node, ast.Call) and ast.unparse(node.func) in REGISTER_CALLS and len(node.args) >= 2:
+                    pair = (node.args[0], node.args[1])
+                elif isinstance(node, ast.Assign):  # CONFIG_MAPPING._extra_content["lfm2"] = Lfm2Config
+                    slots = [t for t in node.targets if isinstance(t, ast.Subscript) and ast.unparse(t.value) == "CONFIG_MAPPING._extra_content"]
+                    pair = (slots[0].slice, node.value) if slots else None
+                key = _registered_key(pair[0], bindings, table) if pair else None
+                if key:
+                    found.setdefault(key, _class_name(pair[1], bindings) or "")
+    return found
+
+
+def _loop_bindings(top: ast.stmt, table: ConfigClasses) -> list[tuple[dict[str, str], ast.AST]]:
+    """``top`` with its loop variable bound to each element: ``for cls in (A, B)`` binds ``cls`` to each class name,
+    ``for key, cls in {"k": A}.items()`` binds both; any other statement is itself, unbound."""
+    if isinstance(top, ast.For):
+        if isinstance(top.target, ast.Name) and isinstance(top.iter, (ast.Tuple, ast.List, ast.Name)):
+            return [({top.target.id: name}, top) for name in table.names(top.iter, [])]
+        iterated = top.iter
+        if (
+            isinstance(top.target, ast.Tuple)
+            and len(top.target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in top.target.elts)
+            and isinstance(iterated, ast.Call)
+            and isinstance(iterated.func, ast.Attribute)
+            and iterated.func.attr == "items"
+            and isinstance(iterated.func.value, ast.Dict)
+        ):
+            key_name, cls_name = (e.id for e in top.target.elts)
+            pairs = zip(iterated.func.value.keys, iterated.func.value.values)
+            return [
+                ({key_name: k.value, cls_name: v.id}, top)
+                for k, v in pairs
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Name)
+            ]
+    return [({}, top)]
+
+
+def _class_name(node: ast.AST, bindings: dict[str, str]) -> str | None:
+    """A register call's class argument: a bound loop variable or the class's own name."""
+    return bindings.get(node.id, node.id) if isinstance(node, ast.Name) else None
+
+
+def _registered_key(node: ast.AST, bindings: dict[str, str], table: ConfigClasses) -> str | None:
+    """A register call's key: a constant, a loop variable bound to one, or ``Cls.model_type``; None when the key is
+    not static (``for name, cls in _CONFIG_REGISTRY.items()`` re-registers keys already counted)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        bound = bindings.get(node.id)
+        return bound if bound not in table.classes else None
+    if isinstance(node, ast.Attribute) and node.attr == "model_type":
+        name = _class_name(node.value, bindings)
+        return table.model_type(name) if name else None
+    return None
+
+
+def _configs_imports(tree: ast.Module) -> set[str]:
+    """The configs/ modules ``sglang/srt/configs/__init__.py`` imports (so ``from sglang.srt.configs import ...``
+    in get_config's module runs their registrations)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            module = node.module if node.level == 0 else f"sglang.srt.configs.{node.module}"
+            if module.startswith("sglang.srt.configs."):
+                found.add("configs/" + module.removeprefix("sglang.srt.configs.").replace(".", "/") + ".py")
+    return found
+
+
+def config_model_types(trees: dict[str, ast.Module]) -> dict[str, str]:
+    """``config_model_types`` of a release, from its configs/ and registry modules (``rel`` -> tree): every type
+    ``get_config``'s module registers, mapped to where its class is defined."""
+    table = ConfigClasses()
+    for rel, tree in trees.items():
+        table.add_module(rel, tree)
+    registry_files = [rel for rel in CONFIG_REGISTRY_FILES if rel in trees]
+    if not registry_files:
+        raise SystemExit(f"no _CONFIG_REGISTRY module ({', '.join(CONFIG_REGISTRY_FILES)})")
+    init = trees.get("configs/__init__.py")
+    imported = _configs_imports(init) if init else set()
+    found: dict[str, str] = {}
+    for rel in registry_files:
+        classes, keys = _registry_classes(trees[rel], table)
+        for name in classes:
+            model_type = table.model_type(name)
+            if model_type is None:
+                print(f"{rel}: _CONFIG_REGISTRY class {name} has no model_type in configs/ (transformers' own)", file=sys.stderr)
+                continue
+            found.setdefault(model_type, table.classes[name].where)
+        for key in keys:
+            found.setdefault(key, f"{rel}:_CONFIG_REGISTRY")
+    for rel in registry_files + sorted(imported & set(trees)):
+        for key, cls in _registered_types(trees[rel], table).items():
+            found.setdefault(key, table.classes[cls].where if cls in table.classes else f"{rel}:AutoConfig.register")
+    return dict(sorted(found.items()))
 
 
 def transformers_tables(version: str) -> dict:
@@ -162,7 +340,7 @@ def build_catalog(version: str) -> dict:
     wheel = download_wheel(version)
     entry: dict[str, str] = {}
     special: dict[str, set[str]] = {}
-    model_types: dict[str, str] = {}
+    config_trees: dict[str, ast.Module] = {}
     with zipfile.ZipFile(wheel) as archive:
         for member in sorted(archive.namelist()):
             if not member.endswith(".py") or not member.startswith("sglang/srt/"):
@@ -174,12 +352,8 @@ def build_catalog(version: str) -> dict:
             if rel.startswith("models/") and rel.count("/") == 1:
                 for name in _entry_classes(rel, tree):
                     entry.setdefault(name, rel)
-            if rel.startswith("configs/") and rel != "configs/model_config.py":
-                for model_type, cls in _config_model_types(tree):
-                    model_types.setdefault(model_type, f"{rel}:{cls}")
-            if rel in CONFIG_REGISTRY_FILES:
-                for model_type in _registry_keys(tree):
-                    model_types.setdefault(model_type, f"{rel}:_CONFIG_REGISTRY")
+            if rel.startswith("configs/") or rel in CONFIG_REGISTRY_FILES:
+                config_trees[rel] = tree
             if SIZING_FILES.match(member):
                 for name, scopes in _mentions(tree).items():
                     special.setdefault(name, set()).update(f"{rel}:{s}" for s in scopes)
@@ -191,7 +365,7 @@ def build_catalog(version: str) -> dict:
         "entry_class_count": len(entry),
         "entry_classes": dict(sorted(entry.items())),
         "special_cased": {name: sorted(where) for name, where in sorted(special.items())},
-        "config_model_types": dict(sorted(model_types.items())),
+        "config_model_types": config_model_types(config_trees),
         "transformers": transformers_tables(_pinned_transformers(version)),
     }
 

@@ -49,6 +49,14 @@ def test_catalog_spot_values_read_from_the_wheels_by_hand():
     # 0.5.9 server_args.py picks the attention backend for Gemma 2 by name
     assert "server_args.py:ServerArgs" in old.special_cased["Gemma2ForCausalLM"]
     assert new.config_model_types["falcon_h1"].startswith("configs/falcon_h1.py:")
+    # config types are the registered ones: get_config's _CONFIG_REGISTRY classes (JetNemotronConfig annotates its
+    # model_type), its aliases (kimi_k2), and what configs/ modules register at import (lfm2's CONFIG_MAPPING
+    # _extra_content, inkling's loop over {model_type: class}); InternVL's InternLM2Config is only defined
+    assert old.config_model_types["jet_nemotron"] == "configs/jet_nemotron.py:JetNemotronConfig"
+    assert old.config_model_types["lfm2"] == "configs/lfm2.py:Lfm2Config"
+    assert new.config_model_types["kimi_k2"] == "utils/hf_transformers/common.py:_CONFIG_REGISTRY"
+    assert new.config_model_types["inkling_model"] == "configs/inkling.py:InklingModelConfig"
+    assert "internlm2" not in old.config_model_types and "internlm2" not in new.config_model_types
 
 
 def test_verified_class_resolves_as_verified():
@@ -212,3 +220,25 @@ def test_a_model_type_no_one_knows_is_transformers_refusal_without_auto_map():
         "The checkpoint you are trying to load has model type `mimo` but Transformers does not recognize this architecture."
     )
     assert evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, "0.5.23", with_fixes=False)["error"]
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_internlm2_loads_only_through_its_remote_code(version):
+    """configs/internvl.py defines an InternLM2Config (model_type internlm2) for InternVL's language tower, but
+    get_config's _CONFIG_REGISTRY (0.5.9 utils/hf_transformers_utils.py, 0.5.23 utils/hf_transformers/common.py)
+    does not list it, so AutoConfig does not know internlm2, nor does the pinned transformers: the checkpoint's
+    auto_map code needs --trust-remote-code. Trusted, SGLang serves it with its own models/internlm2.py
+    InternLM2ForCausalLM (fused wqkv, Llama-shaped layers), which no list special-cases: a generic prediction."""
+    cfg = config("internlm__internlm2-chat-7b-sft")
+    refused = evaluate({"config": cfg}, [H100], {}, version, with_fixes=False)
+    assert refused["verdict"] == "fails" and refused["root_cause"] == "unsupported_architecture"
+    assert refused["error"]["type"] == "ValueError" and refused["checks"][-1]["id"] == "model_config"
+    message = refused["error"]["message"]
+    assert message.startswith("The repository ") and " contains custom code which must be executed to correctly load the model." in message
+    assert message.endswith("Please pass the argument `trust_remote_code=True` to allow custom code to be run.")
+    trusted = evaluate({"config": cfg}, [H100], {"trust_remote_code": True}, version, with_fixes=False)
+    assert trusted["error"] is None and trusted["checks"][0] == {"id": "model_config", "passed": True}
+    arch = trusted["architecture"]
+    assert (arch["name"], arch["support"], arch["sglang_module"]) == ("InternLM2ForCausalLM", "generic", "models/internlm2.py")
+    assert {"num_key_value_heads", "intermediate_size", "rope_scaling"} <= set(arch["fields_used"])
+    assert trusted["confidence"] == "generic" and trusted["budget"]["totals"]["max_total_num_tokens"] > 0

@@ -44,7 +44,8 @@ REQUEST_MODULES = (
 # SGLang's combination wording ("cannot be used with", "is not supported with", "requires --flag", "only
 # supported when") in its argument checks and kernels' limits.
 COMBINATION_WORDS = (
-    r"cannot be (?:used|combined|enabled|set)\b|\bnot (?:yet )?(?:supported|compatible|allowed|implemented|available)\s+(?:with|when|for|in|together|if|on a|under|while)\b|"
+    r"cannot be (?:used|combined|enabled|set)\b|\bnot (?:yet )?(?:supported|compatible|allowed|implemented|available)\s+(?:with|when|for|in|together|"
+    r"if|on a|under|while)\b|"
     r"incompatible|mutually exclusive|\bonly (?:be )?(?:supported|used|works?|available|valid|applies|compatible|allowed|implemented|enabled|makes sense)\b|"
     r"\brequires?\b|\bneeds?\b|must (?:also )?(?:be )?(?:used|set|enabled|specified|disabled|provided|combined|paired|on|off)\b|"
     r"(?:is|are) (?:only )?required\b|conflicts?\b|does(?:n't| not) (?:yet )?(?:support|work)|do(?:n't| not) (?:yet )?support|"
@@ -66,11 +67,15 @@ GPU_ARCH = (
 DEPENDENCY = (
     r"(?i)\bpip install\b|please install|\bis not installed\b|not installed\b|\binstall (?:it|the|with)\b|please upgrade|\bupgrade (?:your|to|it)\b|"
     r"version is wrong|increase the version of|requires? (?:\w+[-_ ])?(?:version|package)|package is required|is required (?:for|to|when)\b.{0,40}\bpackage|"
-    r"(?:flashinfer|sgl[-_]kernel|vllm|transformers|triton|torch|deep_?gemm|cuDNN|Mooncake|mooncake-transfer-engine|grpcio)\s*(?:>=|version|is not available|not available)|"
+    r"(?:flashinfer|sgl[-_]kernel|vllm|transformers|triton|torch|deep_?gemm|cuDNN|Mooncake|mooncake-transfer-engine|grpcio)\s*(?:>=|version|"
+    r"is not available|not available)|"
     r"library not found|Failed to load \w+ library|could not import|failed to import|Cannot import"
 )
 # A bare assert that checks a parallel size against a model dimension (catalog.DIVISIBILITY_ASSERT_RE, over the source).
-DIVISIBILITY = r"%\s*\(?[\w.()\[\]]*(?:tp_size|world_size|ep_size|dp_size|tp_rank_size|attn_tp_size|moe_tp_size)|(?:tp_size|world_size|ep_size|dp_size|attn_tp_size|moe_tp_size)[\w.()]*\s*%"
+DIVISIBILITY = (
+    r"%\s*\(?[\w.()\[\]]*(?:tp_size|world_size|ep_size|dp_size|tp_rank_size|attn_tp_size|moe_tp_size)|"
+    r"(?:tp_size|world_size|ep_size|dp_size|attn_tp_size|moe_tp_size)[\w.()]*\s*%"
+)
 
 
 @dataclass(frozen=True)
@@ -215,7 +220,8 @@ BUG_REASON = "{}: a bug to report upstream, not a launch configuration"
 RULES = (
     # -- no static text ----------------------------------------------------------------------------------------
     _other(
-        "no static text: the message is built at run time (the template is its source expression), so the log's exception line is left to the catalog's own patterns",
+        "no static text: the message is built at run time (the template is its source expression), so the log's exception line is left to the "
+        "catalog's own patterns",
         kind=r"^dynamic:",
     ),
     # -- messages that name a catalogued cause ---------------------------------------------------------------
@@ -244,7 +250,8 @@ RULES = (
     _id("unsupported_architecture", r"does not support model architecture \{\}"),
     _id(
         "tokenizer_error",
-        r"Failed to load the tokenizer|failed to load tokenizer for|Retry with use_fast=False for \{\} also failed|Cannot use the fast tokenizer in slow tokenizer mode",
+        r"Failed to load the tokenizer|failed to load tokenizer for|Retry with use_fast=False for \{\} also failed|"
+        r"Cannot use the fast tokenizer in slow tokenizer mode",
     ),
     # entrypoints/http_server.py _wait_and_warmup / _execute_server_warmup
     _id("warmup_failed", r"^Initialization failed\. warmup error"),
@@ -293,7 +300,8 @@ RULES = (
     # -- wrappers: the lines before them say why ---------------------------------------------------------------
     _other(
         "a wrapper: a subprocess or the scheduler failed to initialize and this line points at the messages above, which name the cause",
-        r"^Initialization failed\. Please see the error messages above|scheduler is dead|hit an exception: \{\}$|^Exception in \w+:?\s*\{\}$|failed to be inspected\. Please check the logs",
+        r"^Initialization failed\. Please see the error messages above|scheduler is dead|hit an exception: \{\}$|^Exception in \w+:?\s*\{\}$|"
+        r"failed to be inspected\. Please check the logs",
     ),
     # -- each area's own failures, which the catalog has no id for ----------------------------------------------
     _other(
@@ -304,11 +312,13 @@ RULES = (
     _other("LoRA adapters: loading or batching an adapter failed; the catalog has no LoRA cause", module=r"^sglang/srt/(?:lora/|mem_cache/lora_)"),
     _other(
         "a non-CUDA hardware backend (Ascend NPU, MLX, XPU, CPU, HPU): outside the CUDA deployments the catalog covers",
-        module=r"^sglang/srt/(?:hardware_backend/|platforms/|layers/amx_utils|mem_cache/allocator_ascend|model_executor/(?:npu_graph_runner|mindspore_runner|cpu_graph_runner))",
+        module=r"^sglang/srt/(?:hardware_backend/|platforms/|layers/amx_utils|mem_cache/allocator_ascend|model_executor/(?:npu_graph_runner|"
+        r"mindspore_runner|cpu_graph_runner))",
     ),
     _other(
         "debugging, tracing or benchmarking aids: not on the launch path",
-        module=r"^sglang/srt/(?:debug_utils/|kv_canary/|observability/|tracing/|metrics/|bench_utils|eplb_simulator/|managers/(?:scheduler_profiler|request_metrics)|"
+        module=r"^sglang/srt/(?:debug_utils/|kv_canary/|observability/|tracing/|metrics/|bench_utils|eplb_simulator/|managers/(?:scheduler_profiler|"
+        r"request_metrics)|"
         r"managers/scheduler_runtime_checker)",
     ),
     _other(
@@ -349,7 +359,8 @@ RULES = (
     ),
     _other(
         BUG_REASON.format("internal invariant of the model runner (forward batch, CUDA graph buffers, compilation)"),
-        module=r"^sglang/srt/(?:model_executor/|compilation/|batch_overlap/|two_batch_overlap|single_batch_overlap|operations|batch_invariant_ops/|custom_op|_custom_ops|patch_torch|"
+        module=r"^sglang/srt/(?:model_executor/|compilation/|batch_overlap/|two_batch_overlap|single_batch_overlap|operations|batch_invariant_ops/|"
+        r"custom_op|_custom_ops|patch_torch|"
         r"torch_memory_saver_adapter|offloader|cuda_vmm|kernel_plugins/|state_capturer/|runtime_context|multiplex/)",
     ),
     _other(

@@ -9,7 +9,8 @@ without a hand-written pattern:
 
 * the regex is one line of the message (the first line, or the line with the most literal text when the first
   has fewer than :data:`MIN_LITERAL` characters of it), up to :data:`MAX_LITERAL` characters of literal text:
-  its literal text escaped, each run-time value a bounded lazy wildcard, runs of whitespace ``\\s+``; a bare ``assert cond`` is matched as the traceback's source line
+  its literal text escaped, each run-time value a bounded lazy wildcard, runs of whitespace ``\\s+``; a bare
+  ``assert cond`` is matched as the traceback's source line
   ``assert <cond>`` (its first line);
 * a template is not made a pattern when its line's longest literal run is shorter than :data:`MIN_LITERAL`
   characters, holds no whole uncommon word (``literal_index.anchor_word``: the literal index could not key it)

@@ -181,7 +181,8 @@ CRASH_MESSAGES = [
     ),
     # SGLang importing its own name is a bug of that build, not a dependency
     (
-        "ImportError: cannot import name 'get_cp_size' from 'sglang.srt.layers.dp_attention' (/opt/venv/lib/python3.12/site-packages/sglang/srt/layers/dp_attention.py)",
+        "ImportError: cannot import name 'get_cp_size' from 'sglang.srt.layers.dp_attention' "
+        "(/opt/venv/lib/python3.12/site-packages/sglang/srt/layers/dp_attention.py)",
         "other",
     ),
     # SGLang: a quantized checkpoint whose blocks / groups do not divide the TP shard
@@ -296,7 +297,8 @@ HEALTHY_WITH_WARNINGS = [
     "will be removed in version 1.0.0. Downloads always resume when possible. If you want to force a new download, use `force_download=True`.",
     "[2026-03-04 09:12:06] Xet Storage is enabled for this repo, but the 'hf_xet' package is not installed. Falling back to regular HTTP download.",
     # NCCL src/net.cc: no optional network plugin, the internal one is used
-    "node-1:4242:4242 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory",
+    "node-1:4242:4242 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: cannot open shared object file: No such "
+    "file or directory",
     "node-1:4242:4242 [0] NCCL INFO NET/Plugin : No plugin found, using internal implementation",
     "[2026-03-04 09:12:20 TP0] Load weight begin. avail mem=78.12 GB",
     "[2026-03-04 09:13:02 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=60.10 GB, mem usage=16.02 GB.",

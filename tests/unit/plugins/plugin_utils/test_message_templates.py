@@ -152,7 +152,8 @@ def test_warnings_and_internal_asserts_map_to_a_reasoned_other():
         ("    assert self.total_num_heads % tp_size == 0", "invalid_argument_value"),
         # 0.5.9 server_args.py:2649
         (
-            "ValueError: Cannot enable both --enable-tokenizer-batch-encode and --enable-dynamic-batch-tokenizer. Please choose one tokenizer batching approach.",
+            "ValueError: Cannot enable both --enable-tokenizer-batch-encode and --enable-dynamic-batch-tokenizer. Please choose one tokenizer "
+            "batching approach.",
             "incompatible_feature_combination",
         ),
     ],

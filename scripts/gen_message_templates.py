@@ -74,7 +74,7 @@ MAX_TEXT = 240
 
 
 def version_key(version: str) -> tuple:
-    base, _, post = version.partition(".post")
+    base, _sep, post = version.partition(".post")
     return tuple(int(part) for part in base.split(".")) + (int(post) if post else 0,)
 
 

@@ -155,7 +155,7 @@ BATCH_0_5_23 = _tp(0, "Decode batch [813], #running-req: 4, #token: 900, token u
 REQUEST = '[2026-01-02 10:01:00] INFO:     127.0.0.1:40000 - "POST /generate HTTP/1.1" 200 OK'
 
 
-def _start(version_lines=RELEASE_LINES):
+def _start(version_lines=tuple(RELEASE_LINES)):
     """A healthy start in milestone order, two TP ranks, with made-up lines around the milestones."""
     by_name = {}
     for _release, _where, line, milestone in version_lines:

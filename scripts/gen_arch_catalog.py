@@ -174,15 +174,25 @@ def _registry_classes(tree: ast.Module, table: ConfigClasses) -> tuple[list[str]
     return classes, keys
 
 
-def _registered_types(tree: ast.Module, table: ConfigClasses) -> dict[str, str]:
+@dataclass(frozen=True)
+class Registration:
+    """One AutoConfig registration: the class, and whether it replaces a type transformers ships (``exist_ok=True``
+    or a direct ``_extra_content`` entry; a plain ``register`` of such a type raises and SGLang drops it, as
+    Cosmos3's ``cosmos3_omni`` does under transformers 5.19)."""
+
+    cls: str
+    overrides: bool
+
+
+def _registered_types(tree: ast.Module, table: ConfigClasses) -> dict[str, Registration]:
     """The model types that importing a module registers with AutoConfig (``AutoConfig.register(key, cls)``,
     ``CONFIG_MAPPING.register`` or ``CONFIG_MAPPING._extra_content[key] = cls``), in its module-level statements
     (loops over literal classes or ``{key: cls}`` included) and in the module-level functions it calls at import;
-    the key mapped to the registered class."""
+    the key mapped to its registration."""
     called = {
         node.value.func.id for node in tree.body if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
     }
-    found: dict[str, str] = {}
+    found: dict[str, Registration] = {}
     for top in tree.body:
         if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) and top.name not in called:
             continue
@@ -190,15 +200,19 @@ def _registered_types(tree: ast.Module, table: ConfigClasses) -> dict[str, str]:
             continue
         for bindings, body in _loop_bindings(top, table):
             for node in ast.walk(body):
-                pair = None
+                pair, overrides = None, True
                 if isinstance(node, ast.Call) and ast.unparse(node.func) in REGISTER_CALLS and len(node.args) >= 2:
                     pair = (node.args[0], node.args[1])
+                    overrides = any(k.arg == "exist_ok" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
                 elif isinstance(node, ast.Assign):  # CONFIG_MAPPING._extra_content["lfm2"] = Lfm2Config
                     slots = [t for t in node.targets if isinstance(t, ast.Subscript) and ast.unparse(t.value) == "CONFIG_MAPPING._extra_content"]
                     pair = (slots[0].slice, node.value) if slots else None
                 key = _registered_key(pair[0], bindings, table) if pair else None
-                if key:
-                    found.setdefault(key, _class_name(pair[1], bindings) or "")
+                if key:  # a fallback _extra_content entry (cohere2_moe's except branch) takes over what register could not
+                    earlier = found.get(key)
+                    found[key] = Registration(
+                        earlier.cls if earlier else _class_name(pair[1], bindings) or "", overrides or bool(earlier and earlier.overrides)
+                    )
     return found
 
 
@@ -259,9 +273,10 @@ def _configs_imports(tree: ast.Module) -> set[str]:
     return found
 
 
-def config_model_types(trees: dict[str, ast.Module]) -> dict[str, str]:
+def config_model_types(trees: dict[str, ast.Module], transformers_types: set[str]) -> dict[str, str]:
     """``config_model_types`` of a release, from its configs/ and registry modules (``rel`` -> tree): every type
-    ``get_config``'s module registers, mapped to where its class is defined."""
+    ``get_config``'s module registers, mapped to where its class is defined; ``transformers_types``, those of the
+    pinned transformers, which a registration without ``exist_ok`` cannot take over."""
     table = ConfigClasses()
     for rel, tree in trees.items():
         table.add_module(rel, tree)
@@ -282,7 +297,10 @@ def config_model_types(trees: dict[str, ast.Module]) -> dict[str, str]:
         for key in keys:
             found.setdefault(key, f"{rel}:_CONFIG_REGISTRY")
     for rel in registry_files + sorted(imported & set(trees)):
-        for key, cls in _registered_types(trees[rel], table).items():
+        for key, registration in _registered_types(trees[rel], table).items():
+            if key in transformers_types and not registration.overrides:
+                continue
+            cls = registration.cls
             found.setdefault(key, table.classes[cls].where if cls in table.classes else f"{rel}:AutoConfig.register")
     return dict(sorted(found.items()))
 
@@ -357,6 +375,7 @@ def build_catalog(version: str) -> dict:
             if SIZING_FILES.match(member):
                 for name, scopes in _mentions(tree).items():
                     special.setdefault(name, set()).update(f"{rel}:{s}" for s in scopes)
+    transformers = transformers_tables(_pinned_transformers(version))
     return {
         "sglang_version": version,
         "wheel_filename": wheel.name,
@@ -365,8 +384,8 @@ def build_catalog(version: str) -> dict:
         "entry_class_count": len(entry),
         "entry_classes": dict(sorted(entry.items())),
         "special_cased": {name: sorted(where) for name, where in sorted(special.items())},
-        "config_model_types": config_model_types(config_trees),
-        "transformers": transformers_tables(_pinned_transformers(version)),
+        "config_model_types": config_model_types(config_trees, set(transformers["model_types"])),
+        "transformers": transformers,
     }
 
 

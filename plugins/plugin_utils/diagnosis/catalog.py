@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.10"
+CATALOG_VERSION = "2026.12.11"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -446,6 +446,9 @@ CATALOG = (
         ),
         verify="the server starts with the chosen backend; python -c 'import torch; print(torch.cuda.get_device_capability())'",
         patterns=(
+            # ptxas of a CUDA toolkit older than the GPU ("ptxas fatal : Value 'sm_120a' is not defined for option
+            # 'gpu-name'"): triton / JIT kernels cannot be built for this architecture
+            Pattern(r"Value 'sm_\d+[af]?' is not defined for option 'gpu-name'", 95, "ptxas does not know the GPU architecture"),
             # CUDA runtime cudaErrorNoKernelImageForDevice (209) and cudaErrorInvalidDeviceFunction (98), as
             # cudaGetErrorString words them (https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html);
             # HIP prints the same for a kernel built for another gfx
@@ -619,6 +622,14 @@ CATALOG = (
         ),
         verify="the log shows 'Init torch distributed ends' on every TP rank and then 'fired up'",
         patterns=(
+            # torch/csrc/distributed/c10d/socket.cpp (torch 2.2+): the TCPStore client of a non-zero rank or node never
+            # reached the rendezvous (--dist-init-addr unreachable, or rank 0 not up)
+            Pattern(r"The client socket has timed out after \d+m?s while trying to connect to", 90, "c10d rendezvous timed out"),
+            # NVSHMEM (DeepEP's transport) bootstrap: nvshmem src/modules/bootstrap/.../bootstrap_uid.cpp and
+            # src/host/init/init.cu "nvshmem setup failed" / "nvshmemi_bootstrap ... failed"
+            Pattern(
+                r"bootstrap_uid\.cpp:\d+: non-zero status|nvshmem(?:i_bootstrap\w*|_init\w*)? (?:setup )?failed", 80, "NVSHMEM bootstrap failed", re.IGNORECASE
+            ),
             Pattern(
                 r"NCCL error|ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclInvalidUsage|"
                 r"ncclRemoteError|ncclInvalidArgument",
@@ -1121,7 +1132,9 @@ CRASH_RE = re.compile(
     r"scheduler is dead|scheduler died|Segmentation fault|core dumped|Fatal Python error|^Killed\s*$|"
     r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)|"
     # uvicorn's access log: a request the server failed (a crash unless requests are served after it)
-    r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 5\d\d\b"
+    r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 5\d\d\b|"
+    # the ROCm runtime's fatal GPU fault (rocclr: "Memory access fault by GPU node-2 (Agent handle: ...)")
+    r"Memory access fault by GPU node-\d+"
 )
 # A Python exception in SGLang's own output (not a kill from outside): what turns a warning into a cause.
 EXCEPTION_RE = re.compile(r"Traceback \(most recent call last\)|\w+ hit an exception|Fatal Python error")

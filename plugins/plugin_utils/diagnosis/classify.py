@@ -38,13 +38,16 @@ _QUOTE_RE = re.compile(r"^(?:\s*>\s?)+")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _INDEX = {cause.id: index for index, cause in enumerate(CATALOG)}
 _NONE_INDEX = _INDEX["none"]
-# The timeline phase a CUDA OOM was raised in -> the OOM cause whose fix is the one for that phase: before the
-# weights are loaded it is the weights; once they are (pool allocation, attention workspace, graph capture) it is
-# the memory left outside --mem-fraction-static; after start-up (warm-up, serving) it is activations.
+# The timeline phase a CUDA OOM was raised in -> the OOM cause whose fix is the one for that phase: before SGLang
+# has allocated anything but the CUDA context and the NCCL buffers (arguments read, torch distributed initialising)
+# the GPU is already full: another process holds it; from the model config on it is the weights; once they are
+# loaded (pool allocation, attention workspace, graph capture) it is the memory left outside --mem-fraction-static;
+# after start-up (warm-up, serving) it is activations.
+PRE_ALLOCATION_OOM = "gpu_busy_other_process"
 OOM_BY_PHASE = {
-    "args": "cuda_oom_weights",
+    "args": PRE_ALLOCATION_OOM,
+    "multi_gpu": PRE_ALLOCATION_OOM,
     "model_load": "cuda_oom_weights",
-    "multi_gpu": "cuda_oom_weights",
     "weight_load": "cuda_oom_weights",
     "memory_pool": "cuda_oom_cuda_graph",
     "cuda_graph": "cuda_oom_cuda_graph",
@@ -338,7 +341,11 @@ def _oom_cause(the_timeline, line, rank):
     if line is None:
         return None
     phase = the_timeline.phase_at(line, rank)
-    return OOM_BY_PHASE.get(phase) if phase else None
+    cause = OOM_BY_PHASE.get(phase) if phase else None
+    if cause == PRE_ALLOCATION_OOM and OOM_BY_PHASE.get(the_timeline.phase) != PRE_ALLOCATION_OOM:
+        # another rank got further (many milestones are logged by TP0 only): the ranks move in lockstep
+        cause = OOM_BY_PHASE.get(the_timeline.phase, "cuda_oom_weights")
+    return cause
 
 
 def _rank_causes(hits, gates, up, oom_id):
@@ -373,6 +380,8 @@ def _failures(ranking, hits, oom_id):
     winner = failures[0][0] if failures else None
     if oom_id and winner in OOM_BY_PHASE.values() and winner != oom_id and not _says_its_phase(hits, winner):
         attributed = next((r for r in failures if r[0] == oom_id), None)
+        if attributed is None and oom_id == PRE_ALLOCATION_OOM:  # no pattern of its own: the OOM line is its evidence
+            attributed = (oom_id,) + failures[0][1:]
         if attributed is not None:
             failures = [attributed] + [r for r in failures if r is not attributed]
     return failures

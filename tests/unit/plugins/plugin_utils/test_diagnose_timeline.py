@@ -353,6 +353,20 @@ def test_the_first_rank_that_failed_and_its_cause():
     assert "first failed on TP3" in result["summary"]
 
 
+def test_an_oom_before_anything_was_allocated_means_another_process_holds_the_gpu():
+    """An OOM while torch distributed initialises, with no rank any further: only the CUDA context and the NCCL
+    buffers were being allocated, so the GPU was already full (gpu_busy_other_process, not the weights)."""
+    lines = [
+        "[2026-01-02 10:00:00] server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2)",
+        _tp(0, "Init torch distributed begin."),  # model_executor/model_runner.py:731 (0.5.9)
+        _tp(1, "Init torch distributed begin."),
+    ] + _traceback(1, 'distributed/parallel_state.py", line 1200, in init_distributed_environment')
+    result = _diagnose(lines)
+    assert result["root_cause"] == "gpu_busy_other_process" and result["phase"] == "multi_gpu"
+    # once any rank has begun loading the weights, the same OOM is the weights' (the ranks move in lockstep)
+    assert _diagnose(LOADING + _traceback(3, 'distributed/parallel_state.py", line 1200, in init_distributed_environment'))["root_cause"] == "cuda_oom_weights"
+
+
 def test_a_rank_waiting_on_its_peers_yields_to_them_even_when_it_prints_first():
     lines = LOADING + [
         # torch ProcessGroupNCCL's watchdog on rank 0, before rank 1's own error reached the log

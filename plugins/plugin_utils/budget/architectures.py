@@ -117,6 +117,21 @@ _GPT2_NAMES = (
     ("intermediate_size", "n_inner"),
 )
 
+# GPT-2's block as gpt2.py and gpt_bigcode.py build it: c_attn/c_proj and c_fc/c_proj with bias (MLP width n_inner or
+# 4 x hidden), LayerNorms with bias, a plain wpe embedding, no rotary embedding, lm_head = transformer.wte
+_GPT2_BLOCK: Dict[str, Any] = dict(
+    qkv_bias=True,
+    o_bias=True,
+    gated_mlp=False,
+    mlp_bias=True,
+    norm_bias=True,
+    tie="always",
+    ffn_default_multiple=4,
+    position_rows_offset=0,
+    rope_layout="none",
+    config_aliases=_GPT2_NAMES,
+)
+
 VERIFIED: Dict[str, ArchitectureLayout] = {
     "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
     "MistralForCausalLM": _dense("mistral.py", bias_key=_LLAMA_BIAS),
@@ -192,35 +207,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # them), c_attn and c_proj with bias, c_fc/c_proj MLP with bias of width n_inner or 4 x hidden when null
     # (GPT2Block), ln_1/ln_2/ln_f LayerNorms with bias, no rotary embedding, wpe a plain nn.Embedding of
     # max_position_embeddings rows (every rank), lm_head = transformer.wte (always tied)
-    "GPT2LMHeadModel": _dense(
-        "gpt2.py",
-        qkv_bias=True,
-        o_bias=True,
-        gated_mlp=False,
-        mlp_bias=True,
-        norm_bias=True,
-        tie="always",
-        ffn_default_multiple=4,
-        position_rows_offset=0,
-        rope_layout="none",
-        config_aliases=_GPT2_NAMES,
-    ),
+    "GPT2LMHeadModel": _dense("gpt2.py", **_GPT2_BLOCK),
     # gpt_bigcode.py: GPT-2's field names and block (c_attn/c_proj with bias, c_fc/c_proj with bias of n_inner or
     # 4 x hidden, ln_1/ln_2/ln_f LayerNorms with bias, wpe nn.Embedding, no rotary embedding, lm_head =
     # transformer.wte); multi_query gives one KV head (replicated on every rank), as ModelConfig counts it
-    "GPTBigCodeForCausalLM": _dense(
-        "gpt_bigcode.py",
-        qkv_bias=True,
-        o_bias=True,
-        gated_mlp=False,
-        mlp_bias=True,
-        norm_bias=True,
-        tie="always",
-        ffn_default_multiple=4,
-        position_rows_offset=0,
-        rope_layout="none",
-        config_aliases=_GPT2_NAMES,
-    ),
+    "GPTBigCodeForCausalLM": _dense("gpt_bigcode.py", **_GPT2_BLOCK),
     # chatglm.py (ChatGLM2/3, GLM-4-9B) with SGLang's ChatGLMConfig (configs/chatglm.py: num_layers, ffn_hidden_size,
     # padded_vocab_size, seq_length as max_position_embeddings; ModelConfig's KV heads = multi_query_group_num):
     # query_key_value bias = add_bias_linear or add_qkv_bias; dense and the gated dense_h_to_4h/dense_4h_to_h bias =

@@ -80,14 +80,19 @@ def _check_file(base: pathlib.Path, entry: dict) -> pathlib.Path:
     return path
 
 
+def _check_entry(entry: dict, seen: set) -> None:
+    """The checks every corpus entry passes, training or validation: its file, listed once, a catalogued label."""
+    _check_file(LOGS, entry)
+    assert entry["file"] not in seen, "%s listed twice" % entry["file"]
+    seen.add(entry["file"])
+    assert entry.get("label") in ROOT_CAUSE_IDS, "%s: unknown label %r" % (entry["file"], entry.get("label"))
+
+
 def test_log_corpus_entries_are_well_formed():
     entries = _log_entries()
     seen = set()
     for entry in entries:
-        _check_file(LOGS, entry)
-        assert entry["file"] not in seen, "%s listed twice" % entry["file"]
-        seen.add(entry["file"])
-        assert entry.get("label") in ROOT_CAUSE_IDS, "%s: unknown label %r" % (entry["file"], entry.get("label"))
+        _check_entry(entry, seen)
         assert entry.get("kind") in KINDS, "%s: kind must be one of %s" % (entry["file"], sorted(KINDS))
         source = entry.get("source_url") or entry.get("source")
         assert isinstance(source, str) and source.strip(), "%s: no source" % entry["file"]
@@ -109,10 +114,7 @@ def test_validation_split_is_well_formed_and_apart_from_training():
     training_sources = {e.get("source_url") for e in training}
     seen = set()
     for entry in entries:
-        _check_file(LOGS, entry)
-        assert entry["file"] not in seen, "%s listed twice" % entry["file"]
-        seen.add(entry["file"])
-        assert entry.get("label") in ROOT_CAUSE_IDS, "%s: unknown label %r" % (entry["file"], entry.get("label"))
+        _check_entry(entry, seen)
         assert entry.get("kind") == "real" and entry.get("split") == "validation", "%s: kind real, split validation" % entry["file"]
         assert URL.match(entry.get("source_url") or ""), "%s: source_url must be a public https URL" % entry["file"]
         assert entry["file"].startswith("validation/%s/" % entry["label"]), "%s: validation fixtures live under validation/<label>/" % entry["file"]

@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, llmops.sglang maintainers
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters for a replica that spans several members (docs: the same-name .yml files)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import INT, LIST, MAPPING, TEXT, require_input
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.replica import first_failing_member
+from ansible_collections.llmops.sglang.plugins.plugin_utils.topology import TopologyError, plan_member
+
+
+def sglang_replica_member(members, host, replica, server_args, dist_port=20000, dist_timeout=0, interface="", http_port=30000):
+    """The launch plan of member ``host`` of ``replica``: derived flags, environment, head and members."""
+    name = "sglang_replica_member"
+    require_input(name, "the input", members, LIST, "the replica's members as a list", "pass [{host, rank, address, node, gpu_count}, ...]", elements=MAPPING)
+    require_input(name, "host", host, TEXT, "the member's inventory name", "pass inventory_hostname")
+    require_input(name, "replica", replica, TEXT, "the replica's name", "pass sglang_service_replica (or '' for a replica of one)")
+    require_input(name, "server_args", server_args, MAPPING, "the merged server args", "pass sglang_service_args' result")
+    require_input(name, "interface", interface, TEXT, "an interface name or ''", "quote it, e.g. eth0")
+    for argument, value in (("dist_port", dist_port), ("dist_timeout", dist_timeout), ("http_port", http_port)):
+        require_input(name, argument, value, INT + TEXT, "a whole number", "pass an integer")
+    try:
+        return plan_member(replica, host, members, server_args, dist_port, dist_timeout, interface, int(http_port)).as_dict()
+    except (TopologyError, ValueError) as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc)) from None
+
+
+def sglang_replica_diagnosis(members):
+    """The member whose own log explains a failed multi-node launch, from every member's diagnosis."""
+    require_input(
+        "sglang_replica_diagnosis", "the input", members, LIST, "a list of {rank, host, node, diagnosis}", "pass one entry per member", elements=MAPPING
+    )
+    try:
+        return first_failing_member(members).as_dict()
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError("sglang_replica_diagnosis: %s" % exc) from None
+
+
+class FilterModule:
+    """Replica topology filters."""
+
+    def filters(self):
+        return {"sglang_replica_diagnosis": sglang_replica_diagnosis, "sglang_replica_member": sglang_replica_member}

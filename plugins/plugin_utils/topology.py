@@ -145,9 +145,7 @@ def plan_member(replica, host, members, server_args, dist_port=20000, dist_timeo
                 "(sglang_service_replica, sglang_service_node_rank, sglang_service_dist_port); remove them" % (host, ", ".join(derived), replica)
             )
         if port == int(http_port):
-            raise TopologyError(
-                "sglang_service_dist_port %d of replica %s is also the HTTP port; give the rendezvous its own port" % (port, replica)
-            )
+            raise TopologyError("sglang_service_dist_port %d of replica %s is also the HTTP port; give the rendezvous its own port" % (port, replica))
         tp, pp = _parallel_world(server_args)
         world = tp * pp
         if world % nnodes:

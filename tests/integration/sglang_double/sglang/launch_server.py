@@ -11,6 +11,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 READY_LINE = "The server is fired up and ready to roll!"
+# The release the double's /version reports (the model gateway reads it to detect an SGLang backend).
+DOUBLE_VERSION = "0.5.9"
 # A double installed as a wheel (build_wheel.py) may carry its own defaults for the SGLANG_DOUBLE_* settings,
 # so that one "release" of it starts healthy and another fails; the unit's environment still wins.
 PACKAGED_DEFAULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_double_defaults.json")
@@ -73,6 +75,8 @@ class State:
 
 
 def make_handler(args):
+    served_name = args.served_model_name or args.model_path
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, fmt, *values):
             sys.stdout.write("[double] %s - %s\n" % (self.address_string(), fmt % values))
@@ -99,6 +103,14 @@ def make_handler(args):
                 return self.reply(200 if State.ready else 503)
             if self.path in ("/get_model_info", "/model_info"):
                 return self.reply(200, {"model_path": args.model_path, "tokenizer_path": args.model_path, "is_generation": True})
+            # What SGLang's http_server.py answers and the model gateway (smg) reads to detect the backend.
+            if self.path == "/version":
+                return self.reply(200, {"version": DOUBLE_VERSION})
+            if self.path in ("/server_info", "/get_server_info"):
+                return self.reply(200, {"model_path": args.model_path, "served_model_name": served_name, "version": DOUBLE_VERSION})
+            if self.path == "/v1/models":
+                model = {"id": served_name, "object": "model", "created": int(time.time()), "owned_by": "sglang", "root": args.model_path}
+                return self.reply(200, {"object": "list", "data": [model]})
             if self.path == "/metrics":
                 return self.reply(200, b"sglang:num_running_reqs 0.0\n", "text/plain")
             return self.reply(404, {"detail": "Not Found"})

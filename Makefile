@@ -22,7 +22,7 @@ MOLECULE_OPT_IN := $(shell cat extensions/molecule/OPT_IN 2>/dev/null)
 MOLECULE_SCENARIOS := $(filter-out default $(MOLECULE_OPT_IN),$(notdir $(patsubst %/molecule.yml,%,$(wildcard extensions/molecule/*/molecule.yml))))
 
 .PHONY: help bootstrap apt venv link image test test-steps test-full e2e ruff units integration lint sanity core-matrix build artifact importer docs docs-venv docs-lint docsite molecule \
-        demo catalogs templates template-patterns release bench oracle calibration-report changelog clean
+        smg demo catalogs templates template-patterns release bench oracle calibration-report changelog clean
 
 help:
 	@echo "make bootstrap  install apt packages, the venv, the podman systemd image"
@@ -38,7 +38,7 @@ help:
 	@echo "make docsite    the collection's HTML docs (antsibull-docs, Sphinx) in .build/docsite/build/html"
 	@echo "make oracle     regenerate differential fixtures from SGLang's own sizing code (heavy, opt-in)"
 
-bootstrap: apt venv docs-venv link image
+bootstrap: apt venv docs-venv smg link image
 
 apt:
 	@if [ "$$(id -u)" = 0 ]; then \
@@ -65,6 +65,20 @@ $(DOCS_VENV)/.stamp: requirements/docs.in requirements/docs-constraints.txt
 	touch $@
 
 docs-venv: $(DOCS_VENV)/.stamp
+
+# The real model gateway (PyPI smg) for the scale-out tests: in its own venv, so its grpcio and protobuf stay out of
+# the main one, and as wheels for the containers' Python 3.11 (Debian bookworm), which reach no package index.
+SMG_VERSION := 1.13.0
+SMG_VENV := $(CURDIR)/.build/smg-venv
+SMG_WHEELS := $(CURDIR)/.build/smg-wheels
+$(SMG_VENV)/.stamp:
+	PYENV_VERSION=$(PYENV_PYTHON) python3.12 -m venv $(SMG_VENV)
+	$(SMG_VENV)/bin/python -m pip install -q smg==$(SMG_VERSION)
+	$(SMG_VENV)/bin/python -m pip download -q --dest $(SMG_WHEELS) --only-binary=:all: --implementation cp --python-version 3.11 \
+	  --platform manylinux2014_x86_64 smg==$(SMG_VERSION)
+	touch $@
+
+smg: $(SMG_VENV)/.stamp
 
 link:
 	@mkdir -p $(dir $(COLLECTION_DIR))

@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -58,6 +59,13 @@ def parse_args(argv):
     parser.add_argument("--admin-api-key", default=None)
     parser.add_argument("--served-model-name", default=None)
     parser.add_argument("--config", default=None)
+    # The multi-node flags (server_args.py): the double performs the rendezvous they describe.
+    parser.add_argument("--tp-size", "--tensor-parallel-size", type=int, default=1)
+    parser.add_argument("--pp-size", "--pipeline-parallel-size", type=int, default=1)
+    parser.add_argument("--nnodes", type=int, default=1)
+    parser.add_argument("--node-rank", type=int, default=0)
+    parser.add_argument("--dist-init-addr", "--nccl-init-addr", default=None)
+    parser.add_argument("--dist-timeout", type=int, default=None)
     args, unknown = parser.parse_known_args(argv)
     if setting("SGLANG_DOUBLE_MODE") == "argparse_error":
         parser.error("unrecognized arguments: %s" % " ".join(unknown or ["--no-such-flag"]))
@@ -72,6 +80,100 @@ def parse_args(argv):
 
 class State:
     ready = False
+    peers = ()  # the other nodes' rendezvous connections, held open while rank 0 serves
+
+
+# torch.distributed's default timeout of init_process_group (SGLang passes --dist-timeout, else None).
+TORCH_DEFAULT_TIMEOUT_S = 600
+
+
+def _address(dist_init_addr):
+    host, _, port = dist_init_addr.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def _stamp():
+    return time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def rendezvous_as_rank_0(args, timeout):
+    """Rank 0 holds the TCPStore: it waits for every other node, as torch's TCPStore server does.
+
+    Returns the joined connections, or exits 1 with torch's own message when a node is missing at the timeout
+    (torch/csrc/distributed/c10d/TCPStore.cpp; real log: tests/fixtures/logs/real/nccl_failure/sglang-507-*).
+    """
+    host, port = _address(args.dist_init_addr)
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("::" if ":" in host else "0.0.0.0", port))
+    listener.listen(16)
+    deadline = time.monotonic() + timeout
+    joined = {}
+    while len(joined) < args.nnodes - 1 and time.monotonic() < deadline:
+        listener.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            conn, _ = listener.accept()
+        except socket.timeout:
+            break
+        conn.settimeout(5)
+        try:
+            hello = conn.recv(64).decode("ascii", "replace")
+        except OSError:
+            hello = ""
+        match = re.match(r"rank (\d+)\n", hello)
+        if not match:  # a port probe (the role's wait_for), not a rank
+            conn.close()
+            continue
+        joined[int(match.group(1))] = conn
+        print("[%s] [double] node rank %s joined the rendezvous on port %d" % (_stamp(), match.group(1), port), flush=True)
+    if len(joined) < args.nnodes - 1:
+        world = args.tp_size * args.pp_size
+        per_node = max(1, world // max(1, args.nnodes))
+        print("[%s] Scheduler hit an exception: Traceback (most recent call last):" % _stamp(), flush=True)
+        print(
+            "torch.distributed.DistStoreError: Timed out after %d seconds waiting for clients. %d/%d clients joined."
+            % (timeout + 1, per_node * (1 + len(joined)), world),
+            flush=True,
+        )
+        sys.exit(1)
+    for conn in joined.values():
+        conn.sendall(b"go\n")
+    return list(joined.values())
+
+
+def rendezvous_as_rank(args, timeout):
+    """A node of rank >= 1 connects to rank 0's TCPStore, retrying until the timeout, as torch's client does."""
+    host, port = _address(args.dist_init_addr)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn = socket.create_connection((host, port), timeout=2)
+            conn.sendall(b"rank %d\n" % args.node_rank)
+            conn.settimeout(max(1.0, deadline - time.monotonic()))
+            if conn.recv(8).startswith(b"go"):
+                conn.settimeout(None)
+                return conn
+            conn.close()
+        except OSError:
+            pass
+        if time.monotonic() >= deadline:
+            print(
+                "torch.distributed.DistNetworkError: The client socket has timed out after %dms while trying to connect to (%s, %d)."
+                % (timeout * 1000, host, port),
+                flush=True,
+            )
+            sys.exit(1)
+        time.sleep(0.5)
+
+
+def serve_as_rank(conn, startup):
+    """A node of rank >= 1 starts no HTTP server (SGLang's engine.py); it runs until rank 0 goes away."""
+    for line in startup:
+        if READY_LINE not in line:
+            print(line, flush=True)
+    conn.recv(1)  # blocks until rank 0's end closes
+    print("[%s] [double] rank 0 closed the rendezvous connection; this node stops" % _stamp(), flush=True)
+    return 1
 
 
 def make_handler(args):
@@ -152,6 +254,11 @@ def main(argv):
             print(line, flush=True)
         return 1
     startup = shifted(fixture_lines("SGLANG_DOUBLE_STARTUP"), float(setting("SGLANG_DOUBLE_STARTUP_SHIFT_GIB", "0")))
+    if args.nnodes > 1:
+        timeout = args.dist_timeout or TORCH_DEFAULT_TIMEOUT_S
+        if args.node_rank:
+            return serve_as_rank(rendezvous_as_rank(args, timeout), startup)
+        State.peers = rendezvous_as_rank_0(args, timeout)
     # Like SGLang (engine.py logs f"{server_args=}"), the real startup prints the API key: the role must
     # keep such lines out of Ansible's output.
     print(

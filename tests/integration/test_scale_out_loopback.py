@@ -1,0 +1,192 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Scale-out on loopback, the fast subset of molecule's scale_out scenario.
+
+The SGLang TEST DOUBLE (tests/integration/sglang_double) stands for SGLang: it performs the TCP rendezvous on
+--dist-init-addr that torch's TCPStore performs (rank 0 waits for the other nodes and gives up with torch's own
+message), and only rank 0 serves HTTP. The gateway is the real PyPI smg binary (make smg installs it in
+.build/smg-venv), routing real HTTP requests to the doubles. Everything listens on 127.0.0.1.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOUBLE = ROOT / "tests" / "integration" / "sglang_double"
+HEALTHY = ROOT / "tests" / "fixtures" / "logs" / "real" / "none" / "sglang-docs-send-request-llama31-8b-h100.log"
+SMG = ROOT / ".build" / "smg-venv" / "bin" / "smg"
+sys.path.insert(0, str(ROOT / "tests" / "unit"))
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def http(method, url, body=None, timeout=5):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw.strip().startswith((b"{", b"[")) else raw
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+    except OSError:
+        return None, None
+
+
+def wait_until(check, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out after %s s waiting for %s" % (timeout, what))
+
+
+class Doubles:
+    """Launches of the test double, stopped at the end of the test."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path, self.procs = tmp_path, []
+
+    def start(self, name, *args, **env):
+        log = open(self.tmp_path / ("%s.log" % name), "w", encoding="utf-8")  # noqa: SIM115 (closed with the process)
+        environ = dict(
+            os.environ, PYTHONPATH=str(DOUBLE), SGLANG_DOUBLE_MODE="healthy", SGLANG_DOUBLE_LOAD_SECONDS="0.5", SGLANG_DOUBLE_STARTUP=str(HEALTHY), **env
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sglang.launch_server", "--model-path", "/srv/models/m", *args], stdout=log, stderr=subprocess.STDOUT, env=environ
+        )
+        self.procs.append((proc, log))
+        return proc
+
+    def output(self, name):
+        return (self.tmp_path / ("%s.log" % name)).read_text(encoding="utf-8")
+
+    def stop(self):
+        for proc, log in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            log.close()
+
+
+@pytest.fixture
+def doubles(tmp_path):
+    launched = Doubles(tmp_path)
+    yield launched
+    launched.stop()
+
+
+def node_args(rank, http_port, dist_port, nnodes=2, timeout=20):
+    return [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(http_port),
+        "--tp-size",
+        "2",
+        "--nnodes",
+        str(nnodes),
+        "--node-rank",
+        str(rank),
+        "--dist-init-addr",
+        "127.0.0.1:%d" % dist_port,
+        "--dist-timeout",
+        str(timeout),
+    ]
+
+
+def test_two_nodes_rendezvous_and_only_rank_0_serves(doubles):
+    dist, head_port, other_port = free_port(), free_port(), free_port()
+    other = doubles.start("rank1", *node_args(1, other_port, dist))  # started first: it retries until rank 0 listens
+    time.sleep(1)
+    doubles.start("rank0", *node_args(0, head_port, dist))
+    wait_until(lambda: http("GET", "http://127.0.0.1:%d/health" % head_port)[0] == 200, 20, "rank 0's /health")
+    assert "node rank 1 joined the rendezvous" in doubles.output("rank0")
+    assert http("GET", "http://127.0.0.1:%d/health" % other_port) == (None, None), "a node of rank >= 1 serves no HTTP"
+    assert other.poll() is None
+
+
+def test_a_missing_rank_times_out_with_torchs_message_and_the_diagnoser_reads_it(doubles):
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.diagnose import diagnose
+
+    head = doubles.start("rank0", *node_args(0, free_port(), free_port(), timeout=2))
+    assert head.wait(timeout=20) == 1
+    out = doubles.output("rank0")
+    assert "torch.distributed.DistStoreError: Timed out after 3 seconds waiting for clients. 1/2 clients joined." in out
+    diagnosis = diagnose({"log": {"path": "rank0.log", "exists": True, "lines": out.splitlines(), "mtime": time.time()}}, since_marker=False)
+    assert diagnosis["root_cause"] == "nccl_failure", diagnosis["summary"]
+
+
+def test_a_rank_that_cannot_reach_rank_0_says_so_and_a_port_probe_is_no_rank(doubles):
+    dist = free_port()
+    other = doubles.start("rank1", *node_args(1, free_port(), dist, timeout=2))
+    assert other.wait(timeout=20) == 1
+    assert "The client socket has timed out after 2000ms while trying to connect to (127.0.0.1, %d)." % dist in doubles.output("rank1")
+    head = doubles.start("rank0", *node_args(0, free_port(), dist, timeout=3))
+    wait_until(lambda: socket.socket().connect_ex(("127.0.0.1", dist)) == 0, 10, "rank 0's rendezvous port")
+    assert head.wait(timeout=20) == 1, "a bare connection (the role's wait_for) must not count as a rank"
+
+
+def test_rank_1_stops_when_rank_0_goes(doubles):
+    dist, head_port = free_port(), free_port()
+    other = doubles.start("rank1", *node_args(1, free_port(), dist))
+    head = doubles.start("rank0", *node_args(0, head_port, dist))
+    wait_until(lambda: http("GET", "http://127.0.0.1:%d/health" % head_port)[0] == 200, 20, "rank 0's /health")
+    head.kill()
+    assert other.wait(timeout=10) == 1
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    assert SMG.exists(), "the real model gateway is missing: run `make smg` (make bootstrap does)"
+    port = free_port()
+    log = open(tmp_path / "smg.log", "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    # its own metrics port too: smg binds 0.0.0.0:29000 for Prometheus unless told otherwise
+    argv = [str(SMG), "launch", "--host", "127.0.0.1", "--port", str(port), "--policy", "round_robin"]
+    proc = subprocess.Popen([*argv, "--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: http("GET", "http://127.0.0.1:%d/health" % port)[0] == 200, 30, "smg's /health")
+        yield "http://127.0.0.1:%d" % port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+def generate(gateway_url, n):
+    return [http("POST", gateway_url + "/generate", {"text": "hello %d" % i, "sampling_params": {"max_new_tokens": 1}}, timeout=30)[0] for i in range(n)]
+
+
+def test_the_real_gateway_routes_to_the_heads_and_around_a_stopped_one(doubles, gateway):
+    ports = [free_port(), free_port()]
+    servers = [doubles.start("head%d" % i, "--host", "127.0.0.1", "--port", str(port)) for i, port in enumerate(ports)]
+    for port in ports:
+        wait_until(lambda port=port: http("GET", "http://127.0.0.1:%d/health" % port)[0] == 200, 20, "a head's /health")
+        assert http("POST", gateway + "/workers", {"url": "http://127.0.0.1:%d" % port})[0] in (200, 202)
+
+    def healthy():
+        status, body = http("GET", gateway + "/workers")
+        return status == 200 and sum(bool(w.get("is_healthy")) for w in body["workers"]) == 2
+
+    wait_until(healthy, 30, "both workers healthy at the gateway")
+    assert generate(gateway, 10) == [200] * 10
+    served = [doubles.output("head%d" % i).count("POST /generate") for i in range(2)]
+    assert all(served), "round_robin sends requests to both heads: %s" % served
+    servers[1].kill()
+    assert generate(gateway, 10) == [200] * 10, "the gateway retries on the other head"
+    worker = [w for w in http("GET", gateway + "/workers")[1]["workers"] if w["url"].endswith(":%d" % ports[1])][0]
+    assert http("DELETE", gateway + "/workers/" + worker["id"])[0] in (200, 202)
+    wait_until(lambda: len(http("GET", gateway + "/workers")[1]["workers"]) == 1, 20, "the stopped head deregistered")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import INT, LIST, MAPPING, TEXT, require_input
+from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import INT, LIST, MAPPING, NONE, TEXT, require_input
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.replica import first_failing_member
 from ansible_collections.llmops.sglang.plugins.plugin_utils.topology import TopologyError, plan_member
 
@@ -28,15 +28,21 @@ def sglang_replica_member(members, host, replica, server_args, dist_port=20000, 
         raise AnsibleFilterError("%s: %s" % (name, exc)) from None
 
 
-def sglang_replica_diagnosis(members):
+def sglang_replica_diagnosis(members, diagnoses, errors=None):
     """The member whose own log explains a failed multi-node launch, from every member's diagnosis."""
-    require_input(
-        "sglang_replica_diagnosis", "the input", members, LIST, "a list of {rank, host, node, diagnosis}", "pass one entry per member", elements=MAPPING
-    )
+    name = "sglang_replica_diagnosis"
+    require_input(name, "the input", members, LIST, "the replica's members", "pass the plan's members (rank, host, node)", elements=MAPPING)
+    require_input(name, "diagnoses", diagnoses, LIST, "one sglang_diagnose result per member", "pass them in the members' order", elements=MAPPING)
+    require_input(name, "errors", errors, LIST + NONE, "one error text per member ('' for none)", "pass them in the members' order", elements=TEXT)
+    errors = errors or [""] * len(members)
+    if not len(members) == len(diagnoses) == len(errors):
+        raise AnsibleFilterError(
+            "%s: %d members, %d diagnoses and %d errors; pass one of each per member, in the same order" % (name, len(members), len(diagnoses), len(errors))
+        )
     try:
-        return first_failing_member(members).as_dict()
+        return first_failing_member([dict(member, diagnosis=d, error=e) for member, d, e in zip(members, diagnoses, errors)]).as_dict()
     except (TypeError, ValueError) as exc:
-        raise AnsibleFilterError("sglang_replica_diagnosis: %s" % exc) from None
+        raise AnsibleFilterError("%s: %s" % (name, exc)) from None
 
 
 class FilterModule:

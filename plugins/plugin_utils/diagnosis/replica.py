@@ -6,7 +6,8 @@
 When one rank dies, the others report its absence: rank 0's TCPStore times out "waiting for clients", NCCL's
 watchdog times out, or a peer "exited". Those are symptoms. The cause is the first rank whose own log says
 something else; only when every member shows a symptom is the member that could not reach the rendezvous (a
-client socket timeout) or, last, rank 0 reported.
+client socket timeout) or, last, rank 0 reported. A member whose log shows no cause but that the role saw fail
+(its check of rank 0's rendezvous port timed out) comes right after the members whose logs explain it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class MemberDiagnosis:
     root_cause: str
     summary: str
     evidence: tuple
+    error: str = ""
 
     @property
     def text(self):
@@ -68,6 +70,7 @@ def _member(raw):
         root_cause=str(diagnosis.get("root_cause") or "other"),
         summary=str(diagnosis.get("summary") or diagnosis.get("root_cause") or ""),
         evidence=tuple(str(line) for line in diagnosis.get("evidence") or ()),
+        error=str(raw.get("error") or ""),
     )
 
 
@@ -76,6 +79,9 @@ def _pick(members):
     causes = [m for m in members if m.root_cause not in NO_CAUSE and not PEER_WAIT.search(m.text) and not CLIENT_TIMEOUT.search(m.text)]
     if causes:
         return causes[0], "its own log shows the failure; the other members only report its absence"
+    observed = [m for m in members if m.error]
+    if observed:
+        return observed[0], "the role saw it fail (%s) while its log shows no cause" % observed[0].error
     unexplained = [m for m in members if m.root_cause == "other"]
     if unexplained:
         return unexplained[0], "it failed without a catalogued message while the others waited for it"
@@ -89,7 +95,8 @@ def _pick(members):
 
 
 def first_failing_member(members):
-    """The ReplicaDiagnosis of a list of {rank, host, node, diagnosis} (in any order)."""
+    """The ReplicaDiagnosis of a list of {rank, host, node, diagnosis, error} (in any order; error: what the role
+    saw of the member itself, such as rank 0's rendezvous port out of its reach, or empty)."""
     if not isinstance(members, (list, tuple)) or not members:
         raise ValueError("members must be a non-empty list of {rank, host, node, diagnosis}")
     ordered = sorted((_member(raw) for raw in members), key=lambda m: m.rank)
@@ -99,7 +106,8 @@ def first_failing_member(members):
         host=chosen.host,
         node=chosen.node,
         root_cause=chosen.root_cause,
-        summary="rank %d (%s on node %s) failed first: %s" % (chosen.rank, chosen.host, chosen.node, chosen.summary),
+        summary="rank %d (%s on node %s) failed first: %s"
+        % (chosen.rank, chosen.host, chosen.node, chosen.summary if chosen.root_cause not in NO_CAUSE or not chosen.error else chosen.error),
         reason=reason,
         members=tuple({"rank": m.rank, "host": m.host, "node": m.node, "root_cause": m.root_cause} for m in ordered),
     )

@@ -51,6 +51,8 @@ def build(args):
         pve.store_file(storage, name.split('/', 1)[1], 128 * 1024**2, content='vztmpl')
     pve.storages['local-lvm']['avail'] = args.lvm_gib * 1024**3
     pve.storages['local-lvm']['total'] = args.lvm_gib * 1024**3
+    for node in args.node:  # more nodes of the one cluster: they share its storages and answer /nodes/{node}/...
+        pve.add_node(node)
     return pve
 
 
@@ -142,6 +144,7 @@ def main():
     parser.add_argument('--access', help='JSON file with other users\' API tokens and their ACL (see above)')
     parser.add_argument('--template', action='append', default=[], help='storage:vztmpl/name to provide')
     parser.add_argument('--lvm-gib', type=int, default=200, help='free space of local-lvm in GiB')
+    parser.add_argument('--node', action='append', default=[], help='another cluster node beside pve1 (repeatable)')
     args = parser.parse_args()
     if args.secrets:
         with open(args.secrets, encoding='utf-8') as handle:

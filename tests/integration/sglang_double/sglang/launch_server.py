@@ -80,7 +80,7 @@ def parse_args(argv):
 
 class State:
     ready = False
-    peers = ()  # the other nodes' rendezvous connections, held open while rank 0 serves
+    peers = ()  # the rendezvous listener and the other nodes' connections, held open while rank 0 serves
 
 
 # torch.distributed's default timeout of init_process_group (SGLang passes --dist-timeout, else None).
@@ -138,7 +138,16 @@ def rendezvous_as_rank_0(args, timeout):
         sys.exit(1)
     for conn in joined.values():
         conn.sendall(b"go\n")
-    return list(joined.values())
+    # The TCPStore keeps serving on its port while rank 0 runs: later connections (probes) are accepted and closed.
+    listener.settimeout(None)
+    threading.Thread(target=_drop_connections, args=(listener,), daemon=True).start()
+    return [listener, *joined.values()]
+
+
+def _drop_connections(listener):
+    while True:
+        conn, _ = listener.accept()
+        conn.close()
 
 
 def rendezvous_as_rank(args, timeout):

@@ -56,3 +56,10 @@ def test_the_lowest_failing_rank_wins():
 def test_malformed_input_is_refused(members):
     with pytest.raises(ValueError, match="rank, host, node"):
         first_failing_member(members)
+
+
+def test_a_member_the_role_saw_fail_comes_before_rank_0s_wait_but_after_a_logged_cause():
+    unreachable = dict(_member(1, HEALTHY), error="Timeout when waiting for 10.89.0.2:20000")
+    result = first_failing_member([_member(0, WAITING), unreachable])
+    assert result.rank == 1 and result.summary.endswith("failed first: Timeout when waiting for 10.89.0.2:20000")
+    assert first_failing_member([_member(0, WAITING), unreachable, _member(2, GPU_BUSY)]).rank == 2

@@ -76,7 +76,8 @@ def test_every_reference_names_an_asset_of_the_file_or_of_every_awx(assets):
 
 
 def test_the_project_holds_the_playbook_and_the_inventory_source(assets):
-    assert (ROOT / assets["job_templates"][0]["playbook"]).is_file()
+    for template in assets["job_templates"]:
+        assert (ROOT / template["playbook"]).is_file(), template["name"]
     for source in assets["inventory_sources"]:
         assert source["source"] == "scm" and (ROOT / source["source_path"]).exists(), source
 
@@ -118,8 +119,19 @@ def test_the_survey_and_playbooks_vars_name_the_same_variables(assets):
     assert asked == read, {"asked, never read": asked - read, "read, never asked": read - asked}
 
 
-def test_every_survey_question_is_valid_for_awx(assets):
-    jt = assets["job_templates"][0]
+def test_the_rolling_update_survey_asks_what_its_playbook_and_the_deployment_vars_read(assets):
+    template = [jt for jt in assets["job_templates"] if jt["playbook"] == "playbooks/rolling_update.yml"][0]
+    read = set()
+    for path in ("playbooks/rolling_update.yml", "playbooks/vars/deployment.yml"):
+        read |= set(re.findall(r"\bllmops_sglang_survey_(?!answers\b)\w+", (ROOT / path).read_text()))
+    asked = {question["variable"] for question in template["related"]["survey_spec"]["spec"]}
+    assert asked <= read, {"asked, never read": asked - read}
+    assert {"llmops_sglang_survey_rolling_replicas", "llmops_sglang_survey_rolling_stop_on_failure"} <= asked
+
+
+@pytest.mark.parametrize("index", [0, 2])
+def test_every_survey_question_is_valid_for_awx(assets, index):
+    jt = assets["job_templates"][index]
     assert jt["survey_enabled"] is True
     for question in jt["related"]["survey_spec"]["spec"]:
         assert question["type"] in SURVEY_TYPES, question

@@ -16,8 +16,10 @@ from ansible.template import Templar, trust_as_template
 TEMPLATE = pathlib.Path(__file__).resolve().parents[3] / "roles" / "sglang_service" / "templates" / "sglang.service.j2"
 
 
-def render(model_path, version="0.5.9", install=None):
+def render(model_path, version="0.5.9", install=None, member=None):
     variables = {
+        "__sglang_service_is_head": True,
+        "__sglang_service_topology": {"rank": 0, "replica": "solo", "head": {"host": "solo"}},
         "ansible_managed": "Ansible managed",
         "sglang_service_sglang_version": version,
         "__sglang_service_args": {"model_path": model_path},
@@ -44,6 +46,7 @@ def render(model_path, version="0.5.9", install=None):
         "__sglang_service_url": "http://127.0.0.1:30000",
         "sglang_service_name": "sglang",
     }
+    variables.update(member or {})
     templar = Templar(loader=DataLoader(), variables=variables)
     return templar.template(trust_as_template(TEMPLATE.read_text()), escape_backslashes=False)
 
@@ -94,3 +97,16 @@ def test_the_unit_sandboxes_the_filesystem():
     lines = render("/srv/models/Qwen3-8B").splitlines()
     for setting in ("ProtectSystem=full", "ProtectHome=read-only", "PrivateTmp=yes", "NoNewPrivileges=yes"):
         assert setting in lines
+
+
+def test_a_member_of_rank_1_waits_on_no_health_check_of_its_own():
+    """Only rank 0 serves HTTP: rank 1's unit is active once started, and says whose readiness counts."""
+    member = {
+        "__sglang_service_is_head": False,
+        "__sglang_service_topology": {"rank": 1, "replica": "replica_a", "head": {"host": "a0"}},
+        "__sglang_service_args": {"model_path": "/srv/models/m", "dist_init_addr": "10.0.0.10:20000"},
+    }
+    head, rank_1 = render("/srv/models/m"), render("/srv/models/m", member=member)
+    assert "ExecStartPost=" in head and "wait-health" in head
+    assert "ExecStartPost=" not in rank_1
+    assert "# Node rank 1 of replica replica_a: it joins rank 0 (a0) at 10.0.0.10:20000 and serves no HTTP" in rank_1

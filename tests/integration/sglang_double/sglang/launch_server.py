@@ -88,7 +88,7 @@ TORCH_DEFAULT_TIMEOUT_S = 600
 
 
 def _address(dist_init_addr):
-    host, _, port = dist_init_addr.rpartition(":")
+    host, port = dist_init_addr.rsplit(":", 1)
     return host.strip("[]"), int(port)
 
 
@@ -112,7 +112,7 @@ def rendezvous_as_rank_0(args, timeout):
     while len(joined) < args.nnodes - 1 and time.monotonic() < deadline:
         listener.settimeout(max(0.1, deadline - time.monotonic()))
         try:
-            conn, _ = listener.accept()
+            conn = listener.accept()[0]
         except socket.timeout:
             break
         conn.settimeout(5)
@@ -146,8 +146,7 @@ def rendezvous_as_rank_0(args, timeout):
 
 def _drop_connections(listener):
     while True:
-        conn, _ = listener.accept()
-        conn.close()
+        listener.accept()[0].close()
 
 
 def rendezvous_as_rank(args, timeout):

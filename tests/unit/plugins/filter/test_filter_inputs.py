@@ -29,8 +29,16 @@ MODEL = {"model_path": "/srv/models/m"}
 PROCS = [{"pid": 10, "gpu_uuid": "GPU-1", "used_memory_mib": 100}]
 GPUS = [{"index": 0, "uuid": "GPU-1", "name": "A6000", "memory_free_mib": 100, "memory_used_mib": 0}]
 
+MEMBERS = [{"host": "a0", "rank": 0, "address": "10.0.0.10", "node": "pve1"}, {"host": "a1", "rank": 1, "address": "10.0.0.11", "node": "pve2"}]
+DIAGNOSES = [
+    {"root_cause": "nccl_failure", "evidence": ["DistStoreError: Timed out after 21 seconds waiting for clients. 1/2 clients joined."]},
+    {"root_cause": "none"},
+]
+
 # filter -> (good positional args, good keyword args), then wrong-typed replacements: (argument, value, fragment).
 GOOD = {
+    "sglang_replica_member": ((MEMBERS, "a1", "replica_a", {"tp_size": 2}), {"dist_port": 20000, "dist_timeout": 60, "interface": "eth0"}),
+    "sglang_replica_diagnosis": ((MEMBERS, DIAGNOSES), {"errors": ["", ""]}),
     "sglang_argv": ((MODEL, "0.5.9"), {}),
     "sglang_server_args": ((MODEL, "0.5.9"), {}),
     "sglang_gpu_holders": (
@@ -105,6 +113,17 @@ WRONG = {
         ("revision", {"a": 1}, "revision"),
     ],
     "sglang_release": [(0, None, "the input"), (0, ["0.5.9"], "the input")],
+    "sglang_replica_member": [
+        (0, "a0", "the input"),
+        (0, ["a0"], "the input"),
+        (1, None, "host"),
+        (2, None, "replica"),
+        (3, "tp_size=2", "server_args"),
+        ("dist_port", 1.5, "dist_port"),
+        ("dist_timeout", None, "dist_timeout"),
+        ("interface", 5, "interface"),
+    ],
+    "sglang_replica_diagnosis": [(0, "x", "the input"), (0, [1], "the input"), (1, "x", "diagnoses"), (1, [1], "diagnoses"), ("errors", [5, 6], "errors")],
 }
 CASES = [(name, argument, value, fragment) for name, cases in WRONG.items() for argument, value, fragment in cases]
 

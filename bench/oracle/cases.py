@@ -733,6 +733,16 @@ NOTED_RELEASES = ("0.5.9", "0.5.23")
 GENERATED_PER_MODEL_OTHER = 6
 
 
+def _multinode_cases():
+    """DeepSeek-V3 on 2 nodes x 8 H100 (issue 16): TP 16 over both nodes, and TP 8 x PP 2 (the oracle runs rank 0)."""
+    pre = round(GPUS["H100-80GB"][1] / 1024 - 1.0, 2)
+    args = {"mem_fraction_static": 0.85, "context_length": 32768}
+    tp16 = _case("multinode-dsv3-h100-2x8-tp16", "deepseek-ai__DeepSeek-V3", "H100-80GB", 16, pre, args)
+    pp2 = _case("multinode-dsv3-h100-2x8-tp8-pp2", "deepseek-ai__DeepSeek-V3", "H100-80GB", 8, pre, dict(args, pp_size=2))
+    pp2["gpu"] = gpu_block("H100-80GB", 16)
+    return [tp16, pp2]
+
+
 def release_key(version: str) -> tuple:
     """``0.5.12.post1`` -> (0, 5, 12, 1); a plain release sorts before its posts."""
     base, post = version.partition(".post")[::2]
@@ -757,7 +767,7 @@ def cases(version: str) -> list[dict]:
     """All cases for one SGLang version, in a fixed order."""
     if version in NOTED_RELEASES:
         incident = _incident_0_5_23() if version == "0.5.23" else _incident_0_5_9()
-        return incident + _edge_cases() + _generated(seed=20261129) + _architecture_cases()
+        return incident + _edge_cases() + _generated(seed=20261129) + _architecture_cases() + _multinode_cases()
     # the incident as the release's own startup order shapes it (draft resident or not)
     incident = _unnoted(_incident_0_5_23() if draft_resident_at_sizing(version) else _incident_0_5_9())
     generated = [c for c in _generated(seed=20261129) if int(c["id"].rsplit("-", 1)[1]) < GENERATED_PER_MODEL_OTHER]

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
 from .architectures import ArchitectureSupport, config_load_error, resolve_architecture
 from .errors import BudgetInputError
-from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length
+from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length, pipeline_stage
 from .profiles import (
     GIB,
     MSG_IMBALANCE,
@@ -378,6 +378,20 @@ def _f32(x: float) -> float:
 # ------------------------------------------------------------------------------------------------
 # Core
 # ------------------------------------------------------------------------------------------------
+def _stage_spec(spec: ModelSpec, pp: int, rank: int, env: Dict[str, str]) -> ModelSpec:
+    """The spec of pipeline stage ``rank`` of ``pp`` (the whole model when pp is 1)."""
+    if pp <= 1:
+        return spec
+    partition = env.get("SGLANG_PP_LAYER_PARTITION")
+    key = (id(spec), "pp", pp, rank, partition)
+    cached = _SPEC_VARIANTS.get(key)
+    if cached is None:
+        cached = replace(spec, stage=pipeline_stage(spec.num_layers, rank, pp, partition))
+        _SPEC_VARIANTS[key] = cached
+        _SPEC_KEEPALIVE[id(spec)] = spec
+    return cached
+
+
 def _core(
     spec: ModelSpec,
     total: Optional[int],
@@ -390,7 +404,11 @@ def _core(
     release: SGLangRelease,
     env: Dict[str, str],
 ) -> Dict[str, Any]:
-    spec = _effective_spec(spec, args, release, sm)
+    # With pipeline parallel, rank 0 (pipeline stage 0) is sized, as its log reports it; the last stage, which holds
+    # the lm_head, is checked for its weights too.
+    whole = _effective_spec(spec, args, release, sm)
+    pp = int(args.get("pp_size") or 1)
+    spec = _stage_spec(whole, pp, 0, env)
     r = resolve_args(spec, args, release, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
     wb = _weights(
@@ -453,6 +471,28 @@ def _core(
                 f"CUDA out of memory while loading weights: {load:.2f} GiB per GPU needed, {pre:.2f} GiB free after CUDA context and NCCL",
                 "cuda_oom_weights",
             )
+        if pp > 1:
+            last = _stage_spec(whole, pp, pp - 1, env)
+            lw = _weights(
+                last,
+                r.tp,
+                r.ep,
+                total,
+                source,
+                None,
+                r.attn_tp,
+                bool(args.get("enable_dp_lm_head")),
+                release,
+                rope_reserve_rows(r.context_len, None, None, env),
+            )
+            last_load = (lw.target_param_bytes + lw.target_buffer_bytes) / GIB
+            if last_load >= pre:
+                raise StartupError(
+                    "torch.OutOfMemoryError",
+                    f"CUDA out of memory while loading weights on the last pipeline stage (layers {last.stage.start}-{last.stage.end - 1}): "
+                    f"{last_load:.2f} GiB per GPU needed, {pre:.2f} GiB free after CUDA context and NCCL",
+                    "cuda_oom_weights",
+                )
         checks.append("pool_sizing")
         out["sizing"] = size_pools(spec, wb, r, pre, cell, per_req)
         checks.append("worker_asserts")
@@ -591,7 +631,17 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
     architecture_of(spec, rv.release)
     ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
     if pp > 1:
-        notes.append(f"pp_size {pp}: pipeline stages are not modelled; each GPU is sized as if it held every layer (an over-estimate of the weights per GPU)")
+        if args.get("speculative_algorithm"):
+            raise BudgetInputError(
+                "server_args.pp_size",
+                "pipeline parallel with speculative decoding is not modelled (which stage holds the draft and its KV)",
+                "budget the launch without speculation, or with pp_size 1",
+            )
+        first = pipeline_stage(spec.num_layers, 0, pp, (env or {}).get("SGLANG_PP_LAYER_PARTITION"))
+        notes.append(
+            f"pp_size {pp}: sized for pipeline stage 0 (layers {first.start}-{first.end - 1} of {spec.num_layers}, the numbers rank 0 logs); "
+            f"the last stage is checked for its weights only"
+        )
     env = {str(k): str(v) for k, v in (env or {}).items()}
     return rv, args, spec, total, source, override, ranks, gpu_mem, _sm(gpus[0]), notes, env
 

@@ -72,6 +72,49 @@ class QuantSpec:
         return self.method
 
 
+@dataclass(frozen=True)
+class PipelineStage:
+    """The decoder layers ``[start, end)`` that one pipeline-parallel rank builds (``get_pp_indices``)."""
+
+    rank: int
+    size: int
+    start: int
+    end: int
+
+    @property
+    def first(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def last(self) -> bool:
+        return self.rank == self.size - 1
+
+
+def pipeline_stage(num_layers: int, rank: int, size: int, partition: Optional[str] = None) -> PipelineStage:
+    """``distributed/utils.py get_pp_indices`` (0.5.9-0.5.23): SGLANG_PP_LAYER_PARTITION when set (its layer
+    counts, one per stage), else ``num_layers // size`` each with the remainder going one by one to the last stages."""
+    if size > 1 and partition:
+        try:
+            counts = [int(part) for part in partition.split(",")]
+        except ValueError:
+            raise BudgetInputError(
+                "env.SGLANG_PP_LAYER_PARTITION", f"is not a list of layer counts: {partition!r}", "give one count per stage, e.g. 30,31"
+            ) from None
+        if len(counts) != size or sum(counts) != num_layers:
+            raise BudgetInputError(
+                "env.SGLANG_PP_LAYER_PARTITION",
+                f"gives {len(counts)} stages and {sum(counts)} layers for pp_size {size} and {num_layers} layers",
+                f"give {size} counts that add up to {num_layers}",
+            )
+        start = sum(counts[:rank])
+        return PipelineStage(rank, size, start, start + counts[rank])
+    base, extra = divmod(num_layers, size)
+    if rank >= size - extra:
+        start = rank * (base + 1) - (size - extra)
+        return PipelineStage(rank, size, start, start + base + 1)
+    return PipelineStage(rank, size, rank * base, rank * base + base)
+
+
 @dataclass
 class ModelSpec:
     """Everything the budget engine needs about one checkpoint (text model, vision tower, draft head)."""
@@ -98,6 +141,8 @@ class ModelSpec:
     attn_output_gate: bool = False
     # per-layer layout: (mixer, ffn); mixer in full|swa|linear|mamba|none, ffn in dense|moe|none
     layers: List[Tuple[str, str]] = field(default_factory=list)
+    # the pipeline stage this spec is sized for (None: the whole model, pp_size 1)
+    stage: Optional[PipelineStage] = None
     # MoE
     num_experts: int = 0
     moe_intermediate_size: int = 0
@@ -146,10 +191,28 @@ class ModelSpec:
     # ---- derived views (cached: the sizing path reads them on every evaluation) -----------------
     def _ids(self, kinds: Tuple[str, ...]) -> List[int]:
         cache = self.__dict__.setdefault("_id_cache", {})
-        key = (kinds, len(self.layers))
+        start, end = self.stage_layer_range
+        key = (kinds, len(self.layers), start, end)
         if key not in cache:
-            cache[key] = [i for i, layer in enumerate(self.layers) if layer[0] in kinds]
+            cache[key] = [i for i in range(start, end) if self.layers[i][0] in kinds]
         return cache[key]
+
+    @property
+    def stage_layer_range(self) -> Tuple[int, int]:
+        """The decoder layers this rank builds: its pipeline stage's, else all of them."""
+        return (self.stage.start, min(self.stage.end, len(self.layers))) if self.stage else (0, len(self.layers))
+
+    @property
+    def stage_num_layers(self) -> int:
+        return self.stage.end - self.stage.start if self.stage else self.num_layers
+
+    @property
+    def first_stage(self) -> bool:
+        return self.stage is None or self.stage.first
+
+    @property
+    def last_stage(self) -> bool:
+        return self.stage is None or self.stage.last
 
     @property
     def full_attention_layer_ids(self) -> List[int]:

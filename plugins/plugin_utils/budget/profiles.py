@@ -871,7 +871,7 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
     elif r.hybrid_swa:
         n_full, n_swa = len(spec.full_attention_layer_ids), len(spec.swa_layer_ids)
     else:
-        n_full, n_swa = spec.num_layers, 0
+        n_full, n_swa = spec.stage_num_layers, 0
     b = r.release.sizing
     if not b.hybrid_swa_ratio_cell or not r.hybrid_swa:
         cell = per * (n_full + n_swa)

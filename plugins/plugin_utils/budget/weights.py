@@ -342,14 +342,31 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
     return rows
 
 
-def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
+_EMBED_ROWS = ("embed_tokens", "project_in", "project_out", "embed_positions")
+
+
+def _stage_embeddings(spec: ModelSpec, tp: int, attn_tp: Optional[int], dp_lm_head: bool) -> List[Linear]:
+    """The embedding rows on the first pipeline stage and the lm_head on the last (the others build PPMissingLayer);
+    a last stage with tied embeddings builds its own embedding for the head (models/llama.py)."""
     rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
-    for i, (mixer, ffn) in enumerate(spec.layers):
+    if spec.stage is None:
+        return rows
+    keep_embed = spec.first_stage or (spec.last_stage and spec.tie_embeddings)
+    return [r for r in rows if (r.name in _EMBED_ROWS and keep_embed) or (r.name not in _EMBED_ROWS and spec.last_stage)]
+
+
+def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int] = None, dp_lm_head: bool = False) -> List[Linear]:
+    """The rows this rank loads: its pipeline stage's decoder layers (all without pipeline parallel)."""
+    rows = _stage_embeddings(spec, tp, attn_tp, dp_lm_head)
+    start, end = spec.stage_layer_range
+    for i in range(start, end):
+        mixer, ffn = spec.layers[i]
         rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
     final_norm = not spec.layout.final_norm_key or spec.raw_text_config.get(spec.layout.final_norm_key, True)
-    if spec.layout.norm_params and final_norm:
+    if spec.layout.norm_params and final_norm and spec.last_stage:
         rows.append(_norm(None, "norm", spec.hidden_size * (2 if spec.layout.norm_bias else 1)))
-    rows += _vision(spec, tp)
+    if spec.first_stage:
+        rows += _vision(spec, tp)
     return rows
 
 
@@ -450,7 +467,7 @@ def mla_absorbed_bytes(spec: ModelSpec, tp: int) -> int:
     heads = spec.num_heads // tp
     elem = 1 if spec.quant.algo_for(0, "self_attn.kv_b_proj") in ("fp8", "modelopt_fp8") else spec.dtype_bytes
     per_layer = heads * (spec.qk_nope_head_dim + spec.v_head_dim) * spec.kv_lora_rank * elem
-    return per_layer * spec.num_layers
+    return per_layer * spec.stage_num_layers
 
 
 def gemma_norm_buffer_bytes(spec: ModelSpec) -> int:
@@ -459,7 +476,7 @@ def gemma_norm_buffer_bytes(spec: ModelSpec) -> int:
     if not spec.architecture.startswith("Qwen3_5"):
         return 0
     n_full = len(spec.full_attention_layer_ids)
-    return (2 * spec.num_layers * spec.hidden_size + 2 * n_full * spec.head_dim + spec.hidden_size) * spec.dtype_bytes
+    return (2 * spec.stage_num_layers * spec.hidden_size + 2 * n_full * spec.head_dim + spec.hidden_size) * spec.dtype_bytes
 
 
 @dataclass
@@ -495,20 +512,23 @@ def compute_weights(
     pre-expansion of ``load_model``; without it the caches keep their constructed length."""
     quirks = release.sizing.weight_dtype_quirks
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
+    start, end = spec.stage_layer_range
+    moe_layers = sum(1 for layer in spec.layers[start:end] if layer[1] == "moe")
     if QWEN3_5_A_LOG_MODEL_DTYPE in quirks and spec.architecture.startswith("Qwen3_5"):
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
     glm_gate_fix = 0
     if GLM4_MOE_GATE_MODEL_DTYPE in quirks and spec.architecture == "Glm4MoeForCausalLM":
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
-        target -= glm_gate_fix * sum(1 for layer in spec.layers if layer[1] == "moe")
+        target -= glm_gate_fix * moe_layers
     if NEMOTRON_H_ROUTER_FLOAT32 in quirks and spec.architecture == "NemotronHForCausalLM":
-        target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * sum(1 for layer in spec.layers if layer[1] == "moe")
+        target += (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size * moe_layers
     draft_rows = draft_linears(spec, tp, ep, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     draft = linears_bytes(draft_rows, spec) - (glm_gate_fix if draft_rows and spec.num_experts else 0)
     embed_head = linears_bytes(_embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head, draft=True), spec) if draft_rows else 0
     if checkpoint_total:
         # Apportion the real total with the shape split: same fraction per rank as the shapes give.
-        full = linears_bytes(target_linears(spec, 1, 1), spec)
+        whole = replace(spec, stage=None) if spec.stage else spec  # the checkpoint holds every stage
+        full = linears_bytes(target_linears(whole, 1, 1), whole)
         mtp_full = linears_bytes(draft_linears(spec, 1, 1, own_embed_head=False), spec)
         shape_total = full + mtp_full
         if shape_total > 0:

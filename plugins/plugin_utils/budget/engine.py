@@ -411,18 +411,9 @@ def _core(
     spec = _stage_spec(whole, pp, 0, env)
     r = resolve_args(spec, args, release, gpu_mem_mib, sm, env)
     _check_parallel(spec, r)
-    wb = _weights(
-        spec,
-        r.tp,
-        r.ep,
-        total,
-        source,
-        override,
-        r.attn_tp,
-        bool(args.get("enable_dp_lm_head")),
-        release,
-        rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env),
-    )
+    dp_lm_head = bool(args.get("enable_dp_lm_head"))
+    rope_reserve = rope_reserve_rows(r.context_len, r.spec_steps, r.spec_draft_tokens, env)
+    wb = _weights(spec, r.tp, r.ep, total, source, override, r.attn_tp, dp_lm_head, release, rope_reserve)
     offload = float(args.get("cpu_offload_gb") or 0)
     if offload > 0:  # utils/offloader.py: parameters up to cpu_offload_gb * 1024**3 bytes stay in host memory
         wb = replace(wb, target_param_bytes=max(0, wb.target_param_bytes - int(offload * GIB)))
@@ -473,18 +464,7 @@ def _core(
             )
         if pp > 1:
             last = _stage_spec(whole, pp, pp - 1, env)
-            lw = _weights(
-                last,
-                r.tp,
-                r.ep,
-                total,
-                source,
-                None,
-                r.attn_tp,
-                bool(args.get("enable_dp_lm_head")),
-                release,
-                rope_reserve_rows(r.context_len, None, None, env),
-            )
+            lw = _weights(last, r.tp, r.ep, total, source, None, r.attn_tp, dp_lm_head, release, rope_reserve)
             last_load = (lw.target_param_bytes + lw.target_buffer_bytes) / GIB
             if last_load >= pre:
                 raise StartupError(

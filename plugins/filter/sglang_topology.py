@@ -1,13 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, llmops.sglang maintainers
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters for a replica that spans several members (docs: the same-name .yml files)."""
+"""Filters for replicas: a replica that spans several members, and each head's prefill/decode role at the gateway
+(docs: the same-name .yml files)."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import INT, LIST, MAPPING, NONE, TEXT, require_input
+from ansible_collections.llmops.sglang.plugins.filter.sglang_argv import BOOL, INT, LIST, MAPPING, NONE, TEXT, require_input
+from ansible_collections.llmops.sglang.plugins.plugin_utils.disaggregation import DisaggregationError, GatewayWorker, check_fleet, gateway_worker
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.replica import first_failing_member
 from ansible_collections.llmops.sglang.plugins.plugin_utils.topology import TopologyError, plan_member
 
@@ -45,8 +47,43 @@ def sglang_replica_diagnosis(members, diagnoses, errors=None):
         raise AnsibleFilterError("%s: %s" % (name, exc)) from None
 
 
+def sglang_gateway_worker(server_args, host, url, version):
+    """How the gateway registers head ``host``: regular, or prefill (with its bootstrap port) or decode."""
+    name = "sglang_gateway_worker"
+    require_input(name, "the input", server_args, MAPPING, "the head's merged server args", "pass llmops_sglang_effective_server_args")
+    for argument, value, fix in (
+        ("host", host, "pass inventory_hostname"),
+        ("url", url, "pass llmops_sglang_worker_url"),
+        ("version", version, "pass llmops_sglang_version"),
+    ):
+        require_input(name, argument, value, TEXT, "text", fix)
+    try:
+        return gateway_worker(host, url, server_args, version).as_dict()
+    except (DisaggregationError, ValueError) as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc)) from None
+
+
+def sglang_gateway_fleet(workers, pd_disaggregation):
+    """The heads' gateway roles, unchanged once the gateway's mode can route through them all; else the reason."""
+    name = "sglang_gateway_fleet"
+    require_input(name, "the input", workers, LIST, "every head's sglang_gateway_worker result", "pass them as a list", elements=MAPPING)
+    require_input(name, "pd_disaggregation", pd_disaggregation, BOOL, "true or false", "pass the gateway's sglang_gateway_pd_disaggregation")
+    try:
+        check_fleet([GatewayWorker(**worker) for worker in workers], bool(pd_disaggregation))
+    except TypeError as exc:
+        raise AnsibleFilterError("%s: a worker is not an sglang_gateway_worker result (%s); pass those results unchanged" % (name, exc)) from None
+    except DisaggregationError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc)) from None
+    return workers
+
+
 class FilterModule:
     """Replica topology filters."""
 
     def filters(self):
-        return {"sglang_replica_diagnosis": sglang_replica_diagnosis, "sglang_replica_member": sglang_replica_member}
+        return {
+            "sglang_gateway_fleet": sglang_gateway_fleet,
+            "sglang_gateway_worker": sglang_gateway_worker,
+            "sglang_replica_diagnosis": sglang_replica_diagnosis,
+            "sglang_replica_member": sglang_replica_member,
+        }

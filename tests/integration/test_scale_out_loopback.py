@@ -9,6 +9,7 @@ message), and only rank 0 serves HTTP. The gateway is the real PyPI smg binary (
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -149,13 +150,13 @@ def test_rank_1_stops_when_rank_0_goes(doubles):
     assert other.wait(timeout=10) == 1
 
 
-@pytest.fixture
-def gateway(tmp_path):
+def launch_gateway(tmp_path, *options):
+    """The real smg on loopback (its own metrics port too: smg binds 0.0.0.0:29000 for Prometheus unless told
+    otherwise); yields its base URL and stops it at the end."""
     assert SMG.exists(), "the real model gateway is missing: run `make smg` (make bootstrap does)"
     port = free_port()
     log = open(tmp_path / "smg.log", "w", encoding="utf-8")  # noqa: SIM115 (closed below)
-    # its own metrics port too: smg binds 0.0.0.0:29000 for Prometheus unless told otherwise
-    argv = [str(SMG), "launch", "--host", "127.0.0.1", "--port", str(port), "--policy", "round_robin"]
+    argv = [str(SMG), "launch", "--host", "127.0.0.1", "--port", str(port), "--policy", "round_robin", *options]
     proc = subprocess.Popen([*argv, "--prometheus-host", "127.0.0.1", "--prometheus-port", str(free_port())], stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_until(lambda: http("GET", "http://127.0.0.1:%d/health" % port)[0] == 200, 30, "smg's /health")
@@ -164,6 +165,16 @@ def gateway(tmp_path):
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    yield from launch_gateway(tmp_path)
+
+
+@pytest.fixture
+def pd_gateway(tmp_path):
+    yield from launch_gateway(tmp_path, "--pd-disaggregation")
 
 
 def generate(gateway_url, n):
@@ -190,3 +201,74 @@ def test_the_real_gateway_routes_to_the_heads_and_around_a_stopped_one(doubles, 
     worker = [w for w in http("GET", gateway + "/workers")[1]["workers"] if w["url"].endswith(":%d" % ports[1])][0]
     assert http("DELETE", gateway + "/workers/" + worker["id"])[0] in (200, 202)
     wait_until(lambda: len(http("GET", gateway + "/workers")[1]["workers"]) == 1, 20, "the stopped head deregistered")
+
+
+ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
+
+
+def run_gateway_playbook(tmp_path, gateway_url, heads, pd_disaggregation):
+    """playbooks/gateway.yml's registration play, run for real on loopback: each head is a local "container" with
+    its own server args; the gateway host is in the inventory (its sglang_gateway_pd_disaggregation is read) but
+    --limit leaves its install play out, as smg already runs."""
+    inventory = {
+        "sglang_gateway": {"hosts": {"gw": {"sglang_gateway_pd_disaggregation": pd_disaggregation}}},
+        "sglang_containers": {
+            "hosts": {name: {"llmops_sglang_server_args": dict(args, host="127.0.0.1")} for name, args in heads.items()},
+            "vars": {
+                "ansible_connection": "local",
+                "ansible_python_interpreter": sys.executable,
+                # Loopback stands for each container's address; the tests run as a user who needs no become.
+                "ansible_become": False,
+                "llmops_sglang_gateway_url": gateway_url,
+                "llmops_sglang_worker_address": "127.0.0.1",
+                "llmops_sglang_version": "0.5.23",
+                "llmops_sglang_model_id": "m",
+                "llmops_sglang_model_path": "/srv/models/m",
+            },
+        },
+    }
+    path = tmp_path / "inventory.json"
+    path.write_text(json.dumps({"all": {"children": inventory}}), encoding="utf-8")
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build/collections"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="false")
+    command = [str(ANSIBLE_PLAYBOOK), "-i", str(path), str(ROOT / "playbooks" / "gateway.yml"), "--limit", "sglang_containers"]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_prefill_and_decode_heads_registered_by_the_playbook_serve_through_the_real_pd_gateway(doubles, pd_gateway, tmp_path):
+    """SGLang's prefill/decode disaggregation on loopback: the playbook registers each head with the role its own
+    --disaggregation-mode gives (the prefill with the bootstrap port it opens), smg sends each request to both with
+    a bootstrap address and room, and the decode double pulls the KV cache from the prefill's bootstrap server, as
+    SGLang's decode does, or fails with SGLang's own handshake error."""
+    prefill_port, decode_port, bootstrap = free_port(), free_port(), free_port()
+    heads = {
+        "p0": {"port": prefill_port, "disaggregation_mode": "prefill", "disaggregation_bootstrap_port": bootstrap},
+        "d0": {"port": decode_port, "disaggregation_mode": "decode"},
+    }
+    for name, args in heads.items():
+        mode = ["--disaggregation-mode", args["disaggregation_mode"]] + (["--disaggregation-bootstrap-port", str(bootstrap)] if name == "p0" else [])
+        doubles.start(name, "--host", "127.0.0.1", "--port", str(args["port"]), *mode)
+        wait_until(lambda port=args["port"]: http("GET", "http://127.0.0.1:%d/health" % port)[0] == 200, 20, "%s's /health" % name)
+
+    registered = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=True)
+    assert registered.returncode == 0, registered.stdout[-3000:]
+    workers = {w["url"]: w for w in http("GET", pd_gateway + "/workers")[1]["workers"]}
+    prefill, decode = workers["http://127.0.0.1:%d" % prefill_port], workers["http://127.0.0.1:%d" % decode_port]
+    assert (prefill["worker_type"], prefill.get("bootstrap_port"), decode["worker_type"]) == ("prefill", bootstrap, "decode")
+    assert prefill["runtime_type"] == decode["runtime_type"] == "sglang"
+
+    assert generate(pd_gateway, 10) == [200] * 10
+    pulled = re.findall(r"KV cache of room (\d+) pulled from 127\.0\.0\.1:%d" % bootstrap, doubles.output("d0"))
+    prefilled = re.findall(r"prefill: room (\d+)", doubles.output("p0"))
+    assert len(pulled) == 10 and sorted(pulled) == sorted(prefilled), "each request's room, on both sides"
+
+    again = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=True)
+    assert again.returncode == 0 and re.search(r"p0\s+: ok=\d+\s+changed=0", again.stdout), again.stdout[-3000:]
+
+    refused = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=False)
+    reason = "p0, d0 run with --disaggregation-mode decode/prefill, which serves only behind a prefill/decode gateway"
+    assert refused.returncode != 0 and len(re.findall(r"fatal: \[(?:p0|d0)\]: FAILED!.*" + re.escape(reason), refused.stdout)) == 2, refused.stdout[-3000:]
+
+    status, body = http(
+        "POST", "http://127.0.0.1:%d/generate" % decode_port, {"text": "x", "bootstrap_host": "127.0.0.1", "bootstrap_port": free_port(), "bootstrap_room": 7}
+    )
+    assert status == 500 and "Failed to get kvcache from prefill instance, it might be dead" in json.loads(body)["message"]

@@ -66,6 +66,10 @@ def parse_args(argv):
     parser.add_argument("--node-rank", type=int, default=0)
     parser.add_argument("--dist-init-addr", "--nccl-init-addr", default=None)
     parser.add_argument("--dist-timeout", type=int, default=None)
+    # Prefill/decode disaggregation (server_args.py; defaults of 0.5.9-0.5.23): the double performs the bootstrap.
+    parser.add_argument("--disaggregation-mode", default="null", choices=["null", "prefill", "decode"])
+    parser.add_argument("--disaggregation-bootstrap-port", type=int, default=8998)
+    parser.add_argument("--disaggregation-transfer-backend", default="mooncake")
     args, unknown = parser.parse_known_args(argv)
     if setting("SGLANG_DOUBLE_MODE") == "argparse_error":
         parser.error("unrecognized arguments: %s" % " ".join(unknown or ["--no-such-flag"]))
@@ -81,6 +85,7 @@ def parse_args(argv):
 class State:
     ready = False
     peers = ()  # the rendezvous listener and the other nodes' connections, held open while rank 0 serves
+    bootstrap = None  # a prefill server's bootstrap server
 
 
 # torch.distributed's default timeout of init_process_group (SGLang passes --dist-timeout, else None).
@@ -184,6 +189,51 @@ def serve_as_rank(conn, startup):
     return 1
 
 
+def start_bootstrap_server(args):
+    """A prefill server's bootstrap server (SGLang's CommonKVBootstrapServer, an HTTP server on the bootstrap port):
+    a decode server asks its ``/route`` where to pull a request's KV cache from. The double answers for every room."""
+
+    class Bootstrap(BaseHTTPRequestHandler):
+        def log_message(self, fmt, *values):
+            sys.stdout.write("[double] bootstrap %s - %s\n" % (self.address_string(), fmt % values))
+            sys.stdout.flush()
+
+        def do_GET(self):
+            raw = json.dumps({"rank_ip": args.host, "rank_port": args.disaggregation_bootstrap_port}).encode() if self.path.startswith("/route") else b"{}"
+            self.send_response(200 if self.path.startswith("/route") else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+    server = ThreadingHTTPServer((args.host, args.disaggregation_bootstrap_port), Bootstrap)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def pull_kv_cache(request):
+    """What a decode server does first with a request: ask the prefill's bootstrap server, at the address the router
+    put in the request, for the KV cache of its room. Returns SGLang's own error text when that fails
+    (sglang/srt/disaggregation/decode.py and common/conn.py, 0.5.23), else None."""
+    host, port, room = request.get("bootstrap_host"), request.get("bootstrap_port"), request.get("bootstrap_room")
+    try:
+        if host is None or port is None or room is None:
+            raise OSError("no bootstrap address in the request")
+        connection = socket.create_connection((str(host), int(port)), timeout=2)
+        connection.sendall(b"GET /route?prefill_dp_rank=0&target_tp_rank=0 HTTP/1.0\r\nHost: bootstrap\r\n\r\n")
+        answered = connection.recv(64).startswith(b"HTTP/1.0 200")
+        connection.close()
+        if not answered:
+            raise OSError("the bootstrap server did not answer /route")
+    except (OSError, ValueError):
+        return (
+            "Decode handshake failed for request rank=0 decode_req.req.rid=%r decode_req.req.bootstrap_room=%r with exception "
+            "Failed to get kvcache from prefill instance, it might be dead" % (request.get("rid") or "0", room)
+        )
+    print("[%s] [double] decode: KV cache of room %s pulled from %s:%s" % (_stamp(), room, host, port), flush=True)
+    return None
+
+
 def make_handler(args):
     served_name = args.served_model_name or args.model_path
 
@@ -217,7 +267,9 @@ def make_handler(args):
             if self.path == "/version":
                 return self.reply(200, {"version": DOUBLE_VERSION})
             if self.path in ("/server_info", "/get_server_info"):
-                return self.reply(200, {"model_path": args.model_path, "served_model_name": served_name, "version": DOUBLE_VERSION})
+                info = {"model_path": args.model_path, "served_model_name": served_name, "version": DOUBLE_VERSION}
+                info.update(disaggregation_mode=args.disaggregation_mode, disaggregation_bootstrap_port=args.disaggregation_bootstrap_port)
+                return self.reply(200, info)
             if self.path == "/v1/models":
                 model = {"id": served_name, "object": "model", "created": int(time.time()), "owned_by": "sglang", "root": args.model_path}
                 return self.reply(200, {"object": "list", "data": [model]})
@@ -236,6 +288,13 @@ def make_handler(args):
                 request = json.loads(body or b"{}")
             except ValueError:
                 return self.reply(400, {"error": "invalid JSON"})
+            if args.disaggregation_mode == "prefill":
+                print("[%s] [double] prefill: room %s" % (_stamp(), request.get("bootstrap_room")), flush=True)
+            if args.disaggregation_mode == "decode":
+                failure = pull_kv_cache(request)
+                if failure:
+                    print("[%s] ERROR %s" % (_stamp(), failure), flush=True)
+                    return self.reply(500, {"object": "error", "message": failure, "type": "InternalServerError", "code": 500})
             return self.reply(
                 200,
                 {
@@ -274,6 +333,8 @@ def main(argv):
         % (time.strftime("%Y-%m-%d %H:%M:%S"), args.model_path, args.host, args.port, args.api_key, args.admin_api_key),
         flush=True,
     )
+    if args.disaggregation_mode == "prefill":
+        State.bootstrap = start_bootstrap_server(args)
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     before = [line for line in startup if READY_LINE not in line]

@@ -34,11 +34,17 @@ DIAGNOSES = [
     {"root_cause": "nccl_failure", "evidence": ["DistStoreError: Timed out after 21 seconds waiting for clients. 1/2 clients joined."]},
     {"root_cause": "none"},
 ]
+PD_FLEET = [
+    {"host": "p0", "url": "http://10.0.0.10:30000", "mode": "prefill", "worker_type": "prefill", "bootstrap_port": 8998, "transfer_backend": "mooncake"},
+    {"host": "d0", "url": "http://10.0.0.11:30000", "mode": "decode", "worker_type": "decode", "bootstrap_port": 0, "transfer_backend": "mooncake"},
+]
 
 # filter -> (good positional args, good keyword args), then wrong-typed replacements: (argument, value, fragment).
 GOOD = {
     "sglang_replica_member": ((MEMBERS, "a1", "replica_a", {"tp_size": 2}), {"dist_port": 20000, "dist_timeout": 60, "interface": "eth0"}),
     "sglang_replica_diagnosis": ((MEMBERS, DIAGNOSES), {"errors": ["", ""]}),
+    "sglang_gateway_worker": (({"disaggregation_mode": "prefill"}, "p0", "http://10.0.0.10:30000", "0.5.9"), {}),
+    "sglang_gateway_fleet": ((PD_FLEET, True), {}),
     "sglang_argv": ((MODEL, "0.5.9"), {}),
     "sglang_server_args": ((MODEL, "0.5.9"), {}),
     "sglang_gpu_holders": (
@@ -123,6 +129,8 @@ WRONG = {
         ("dist_timeout", None, "dist_timeout"),
         ("interface", 5, "interface"),
     ],
+    "sglang_gateway_worker": [(0, "prefill", "the input"), (1, None, "host"), (2, 8, "url"), (3, 0.5, "version")],
+    "sglang_gateway_fleet": [(0, "p0", "the input"), (0, ["p0"], "the input"), (1, "yes", "pd_disaggregation")],
     "sglang_replica_diagnosis": [(0, "x", "the input"), (0, [1], "the input"), (1, "x", "diagnoses"), (1, [1], "diagnoses"), ("errors", [5, 6], "errors")],
 }
 CASES = [(name, argument, value, fragment) for name, cases in WRONG.items() for argument, value, fragment in cases]

@@ -33,9 +33,9 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def http(method, url, body=None, timeout=5):
+def http(method, url, body=None, timeout=5, headers=None):
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             raw = response.read()
@@ -172,9 +172,14 @@ def gateway(tmp_path):
     yield from launch_gateway(tmp_path)
 
 
+# The PD gateway's control plane is authenticated, as sglang_gateway_control_plane_api_key sets it up.
+CONTROL_KEY = "loopback-control-plane-key-51f0"
+CONTROL = {"Authorization": "Bearer " + CONTROL_KEY}
+
+
 @pytest.fixture
 def pd_gateway(tmp_path):
-    yield from launch_gateway(tmp_path, "--pd-disaggregation")
+    yield from launch_gateway(tmp_path, "--pd-disaggregation", "--control-plane-api-keys", "llmops-sglang:ansible:admin:" + CONTROL_KEY)
 
 
 def generate(gateway_url, n):
@@ -206,12 +211,12 @@ def test_the_real_gateway_routes_to_the_heads_and_around_a_stopped_one(doubles, 
 ANSIBLE_PLAYBOOK = Path(sys.executable).with_name("ansible-playbook")
 
 
-def run_gateway_playbook(tmp_path, gateway_url, heads, pd_disaggregation):
+def run_gateway_playbook(tmp_path, gateway_url, heads, pd_disaggregation, control_key=CONTROL_KEY):
     """playbooks/gateway.yml's registration play, run for real on loopback: each head is a local "container" with
     its own server args; the gateway host is in the inventory (its sglang_gateway_pd_disaggregation is read) but
     --limit leaves its install play out, as smg already runs."""
     inventory = {
-        "sglang_gateway": {"hosts": {"gw": {"sglang_gateway_pd_disaggregation": pd_disaggregation}}},
+        "sglang_gateway": {"hosts": {"gw": {"sglang_gateway_pd_disaggregation": pd_disaggregation, "sglang_gateway_control_plane_api_key": control_key}}},
         "sglang_containers": {
             "hosts": {name: {"llmops_sglang_server_args": dict(args, host="127.0.0.1")} for name, args in heads.items()},
             "vars": {
@@ -230,13 +235,16 @@ def run_gateway_playbook(tmp_path, gateway_url, heads, pd_disaggregation):
     path = tmp_path / "inventory.json"
     path.write_text(json.dumps({"all": {"children": inventory}}), encoding="utf-8")
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".build/collections"), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="false")
-    command = [str(ANSIBLE_PLAYBOOK), "-i", str(path), str(ROOT / "playbooks" / "gateway.yml"), "--limit", "sglang_containers"]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    command = [str(ANSIBLE_PLAYBOOK), "-i", str(path), str(ROOT / "playbooks" / "gateway.yml"), "--limit", "sglang_containers", "-v"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert control_key not in run.stdout + run.stderr, "the control-plane key leaked into the play's output"
+    return run
 
 
 def test_prefill_and_decode_heads_registered_by_the_playbook_serve_through_the_real_pd_gateway(doubles, pd_gateway, tmp_path):
     """SGLang's prefill/decode disaggregation on loopback: the playbook registers each head with the role its own
-    --disaggregation-mode gives (the prefill with the bootstrap port it opens), smg sends each request to both with
+    --disaggregation-mode gives (the prefill with the bootstrap port it opens), through the gateway's authenticated
+    control plane (its key never in the play's output), smg sends each request to both with
     a bootstrap address and room, and the decode double pulls the KV cache from the prefill's bootstrap server, as
     SGLang's decode does, or fails with SGLang's own handshake error."""
     prefill_port, decode_port, bootstrap = free_port(), free_port(), free_port()
@@ -251,7 +259,8 @@ def test_prefill_and_decode_heads_registered_by_the_playbook_serve_through_the_r
 
     registered = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=True)
     assert registered.returncode == 0, registered.stdout[-3000:]
-    workers = {w["url"]: w for w in http("GET", pd_gateway + "/workers")[1]["workers"]}
+    assert http("GET", pd_gateway + "/workers")[0] == 401, "the control plane wants its key"
+    workers = {w["url"]: w for w in http("GET", pd_gateway + "/workers", headers=CONTROL)[1]["workers"]}
     prefill, decode = workers["http://127.0.0.1:%d" % prefill_port], workers["http://127.0.0.1:%d" % decode_port]
     assert (prefill["worker_type"], prefill.get("bootstrap_port"), decode["worker_type"]) == ("prefill", bootstrap, "decode")
     assert prefill["runtime_type"] == decode["runtime_type"] == "sglang"
@@ -267,6 +276,9 @@ def test_prefill_and_decode_heads_registered_by_the_playbook_serve_through_the_r
     refused = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=False)
     reason = "p0, d0 run with --disaggregation-mode decode/prefill, which serves only behind a prefill/decode gateway"
     assert refused.returncode != 0 and len(re.findall(r"fatal: \[(?:p0|d0)\]: FAILED!.*" + re.escape(reason), refused.stdout)) == 2, refused.stdout[-3000:]
+
+    wrong_key = run_gateway_playbook(tmp_path, pd_gateway, heads, pd_disaggregation=True, control_key="not-the-key-0000")
+    assert wrong_key.returncode != 0 and "refused the control-plane key (HTTP 401/403)" in wrong_key.stdout, wrong_key.stdout[-3000:]
 
     status, body = http(
         "POST", "http://127.0.0.1:%d/generate" % decode_port, {"text": "x", "bootstrap_host": "127.0.0.1", "bootstrap_port": free_port(), "bootstrap_room": 7}

@@ -7,6 +7,7 @@ Runs as molecule's verifier after converge and idempotence, before side_effect.y
 
 import json
 import subprocess
+import urllib.error
 import urllib.request
 
 HEAD_A, MEMBER_A1, HEAD_B, GATEWAY = "scale-a0", "scale-a1", "scale-b0", "scale-gw"
@@ -80,8 +81,25 @@ def test_secrets_only_in_root_0600_files(host, member_vars, gateway_vars, files_
     assert member_vars["sglang_service_api_key"] not in host(GATEWAY).check_output("ps -eo args")
 
 
+def test_the_gateways_control_plane_key_is_root_only_and_required(host, gateway_vars, files_holding):
+    key = gateway_vars["sglang_gateway_control_plane_api_key"]
+    secret = host(GATEWAY).file("/etc/smg-control-plane.env")
+    assert (secret.user, secret.group, secret.mode) == ("root", "root", 0o600)
+    assert files_holding(GATEWAY, key, user="nobody") == [], "the unit and every other readable file are free of it"
+    assert files_holding(GATEWAY, key) == ["/etc/smg-control-plane.env"], "not in the journal either"
+    # smg takes it as an argument, then renames its process (smg::router): ps shows no key.
+    assert key not in host(GATEWAY).check_output("ps -eo args")
+    url = "http://%s:%d/workers" % (address(GATEWAY), gateway_vars["sglang_gateway_port"])
+    try:
+        urllib.request.urlopen(url, timeout=10)
+        raise AssertionError("the gateway listed its workers without the control-plane key")
+    except urllib.error.HTTPError as refused:
+        assert refused.code == 401
+
+
 def test_gateway_registered_the_heads_only(gateway_vars):
     url = "http://%s:%d/workers" % (address(GATEWAY), gateway_vars["sglang_gateway_port"])
-    with urllib.request.urlopen(url, timeout=10) as response:
+    request = urllib.request.Request(url, headers={"Authorization": "Bearer " + gateway_vars["sglang_gateway_control_plane_api_key"]})
+    with urllib.request.urlopen(request, timeout=10) as response:
         workers = json.load(response)["workers"]
     assert sorted(worker["url"] for worker in workers) == sorted("http://%s:%d" % (address(name), HTTP_PORT) for name in (HEAD_A, HEAD_B))

@@ -110,7 +110,7 @@ e2e: venv link
 	  .build/molecule-logs/default.log
 
 # molecule's scale_out scenario (issue 16: two replicas, one over two nodes, behind the real smg; a rolling update
-# under load, a stopped replica, a rank that dies at start), about 10 minutes: opt-in (extensions/molecule/OPT_IN),
+# under load, a stopped replica, a rank that dies at start), about 12 minutes: opt-in (extensions/molecule/OPT_IN),
 # run by make test-full. make test keeps its fast subset, tests/integration/test_scale_out_loopback.py.
 scale-out: venv link smg
 	bash scripts/molecule-test.sh scale_out

@@ -261,6 +261,10 @@ ARCH_MODELS = {
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },
+    "ApertusForCausalLM": {
+        "NewEden-Forge__Science-Expert-R1": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],
+        "Saesara__10text": [("A100-40GB", 1), ("RTX 4090", 2), ("H100-80GB", 1)],
+    },
 }
 ARCH_CASES_PER_MODEL = 6
 

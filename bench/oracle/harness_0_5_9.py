@@ -106,6 +106,22 @@ def _meta_load_model(self, *, model_config, device_config):
     return model.eval()
 
 
+def _xielu_scalars_on_cpu():
+    """0.5.9's XIELU (layers/activation.py:190-215, Apertus) reads its beta and eps back with ``.item()``, which a
+    tensor on meta cannot do (0.5.23 computes them on the CPU first). Build its two parameters and two buffers on the
+    CPU instead: the same four scalars, the same bytes, counted like every other tensor of the model."""
+    import torch
+    from sglang.srt.layers import activation
+
+    orig_init = activation.XIELU.__init__
+
+    def _init(self, *args, **kwargs):
+        with torch.device("cpu"):
+            orig_init(self, *args, **kwargs)
+
+    activation.XIELU.__init__ = _init
+
+
 class Harness059(hc.GroupRunner):
     """SGLang 0.5.9: the real ModelRunner constructor, cut where it would start cuBLAS."""
 
@@ -143,6 +159,7 @@ class Harness059(hc.GroupRunner):
             raise SizingDone()
 
         model_runner.ModelRunner.init_cublas = _stop
+        _xielu_scalars_on_cpu()
 
         orig_dist = model_runner.ModelRunner.init_torch_distributed
 

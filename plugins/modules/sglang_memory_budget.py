@@ -35,8 +35,8 @@ options:
         read from the hub before any weight is downloaded).
       - When the directory holds C(model.safetensors.index.json), its C(metadata.total_size) is used for the
         weight bytes; otherwise they come from the architecture's shapes.
-      - "Architectures verified against SGLang's own sizing code: V(ArceeForCausalLM), V(ChatGLMModel),
-        V(Cohere2ForCausalLM), V(CohereForCausalLM), V(DbrxForCausalLM), V(DeepseekV2ForCausalLM),
+      - "Architectures verified against SGLang's own sizing code: V(ApertusForCausalLM), V(ArceeForCausalLM),
+        V(ChatGLMModel), V(Cohere2ForCausalLM), V(CohereForCausalLM), V(DbrxForCausalLM), V(DeepseekV2ForCausalLM),
         V(DeepseekV3ForCausalLM), V(Ernie4_5_ForCausalLM), V(ExaoneForCausalLM), V(GPT2LMHeadModel),
         V(GPTBigCodeForCausalLM), V(GPTJForCausalLM), V(Gemma2ForCausalLM), V(Gemma3ForCausalLM), V(GemmaForCausalLM),
         V(Glm4ForCausalLM), V(Glm4MoeForCausalLM), V(GptOssForCausalLM), V(GraniteForCausalLM),

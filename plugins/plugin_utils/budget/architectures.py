@@ -60,7 +60,8 @@ class ArchitectureLayout:
     ``embed_dim_key``: a config key giving the token embedding's (and untied head's) width when it differs from
     ``hidden_size``, bridged by replicated project_in/project_out layers (OPT's ``word_embed_proj_dim``).
     ``final_norm_key``: a config switch, default on, without which the final norm is not built (OPT's
-    ``do_layer_norm_before``)."""
+    ``do_layer_norm_before``). ``mlp_bias_key``: a config switch (default off) for the MLP's biases, read instead of
+    ``mlp_bias`` when the config holds it (Apertus' ``mlp_bias``)."""
 
     family: str
     module: str
@@ -94,6 +95,7 @@ class ArchitectureLayout:
     position_rows_offset: int = -1
     embed_dim_key: str = ""
     final_norm_key: str = ""
+    mlp_bias_key: str = ""
 
 
 def _dense(module: str, **kw: Any) -> ArchitectureLayout:
@@ -269,6 +271,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     ),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),
+    # apertus.py (0.5.9 and 0.5.23): qkv_proj and o_proj bias = attention_bias (a ``qkv_bias`` key, which InternLM3
+    # configs carry, would override the qkv one: no Apertus config has it); up_proj/down_proj with xIELU (not gated,
+    # two scalar parameters per layer) and bias = mlp_bias; q_norm/k_norm RMSNorm over head_dim (always built);
+    # attention_layernorm and feedforward_layernorm; lm_head = embed_tokens when tie_word_embeddings
+    "ApertusForCausalLM": _dense("apertus.py", gated_mlp=False, qk_norm="head", mlp_bias_key="mlp_bias"),
     # mixtral.py: every layer MoE (num_local_experts x intermediate_size), router without bias
     "MixtralForCausalLM": _moe("mixtral.py", tie="never"),
     # dbrx.py: DBRX's own field names (d_model, n_heads, n_layers, attn_config, ffn_config), raw expert tensors split

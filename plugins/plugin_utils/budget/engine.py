@@ -610,6 +610,7 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
     spec, total, source, override = _model_inputs(model)
     architecture_of(spec, rv.release)
     ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
+    env = {str(k): str(v) for k, v in (env or {}).items()}
     if pp > 1:
         if args.get("speculative_algorithm"):
             raise BudgetInputError(
@@ -617,12 +618,11 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
                 "pipeline parallel with speculative decoding is not modelled (which stage holds the draft and its KV)",
                 "budget the launch without speculation, or with pp_size 1",
             )
-        first = pipeline_stage(spec.num_layers, 0, pp, (env or {}).get("SGLANG_PP_LAYER_PARTITION"))
+        first = pipeline_stage(spec.num_layers, 0, pp, env.get("SGLANG_PP_LAYER_PARTITION"))
         notes.append(
             f"pp_size {pp}: sized for pipeline stage 0 (layers {first.start}-{first.end - 1} of {spec.num_layers}, the numbers rank 0 logs); "
             f"the last stage is checked for its weights only"
         )
-    env = {str(k): str(v) for k, v in (env or {}).items()}
     return rv, args, spec, total, source, override, ranks, gpu_mem, _sm(gpus[0]), notes, env
 
 

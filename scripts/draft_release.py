@@ -200,6 +200,10 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         ),
     ),
     SourceArea("multimodal_runtime_reservation", frozenset({"mm_runtime_reservation_gb", "_profile_available_bytes"})),
+    SourceArea(
+        "large_hopper_vl_serving_archs",
+        frozenset({"large_hopper_qwen3_vl_model_type", "expand_multimodal_decode_graph_to_running_limit", "_qwen3vl_hopper_serving_overrides"}),
+    ),
     SourceArea("mamba_split", frozenset(_MAMBA_POOL)),
     SourceArea("mamba_slots_per_request", frozenset(_MAMBA_POOL + ("_calculate_mamba_ratio",))),  # 0.5.23 kv_cache_configurator.py:3062-3088
     SourceArea("mamba_skip_decode_lock_env", frozenset({"_calculate_mamba_ratio"})),  # 0.5.23 kv_cache_configurator.py:3066

@@ -79,9 +79,7 @@ MODELS = {
 # ARCH_CASES_PER_MODEL cases from its own seed (ids ``arch-<model>-NN``), so adding a config never changes another
 # config's cases. The grid runs under 0.5.23 and 0.5.9 (the older release the gate names).
 # InternLM 2 and 3 are not here: their configs name remote code (auto_map) that SGLang runs only with
-# --trust-remote-code and the repository's Python. Qwen3-VL is not here yet: its large-Hopper serving overrides
-# (arg_groups/model_overrides/qwen3_vl.py) and its default memory fraction are not modelled, so the engine
-# refuses it by name.
+# --trust-remote-code and the repository's Python.
 ARCH_MODELS = {
     "MixtralForCausalLM": {
         "mistralai__Mixtral-8x7B-v0.1": [("H100-80GB", 2), ("A100-80GB", 2), ("H200", 1), ("RTX A6000", 4)],
@@ -260,6 +258,16 @@ ARCH_MODELS = {
     },
     "NemotronHForCausalLM": {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
+    },
+    # Qwen3-VL 32B: the large-Hopper rows exercise model_overrides/qwen3_vl.py (0.5.23), the others do not
+    "Qwen3VLForConditionalGeneration": {
+        "Qwen__Qwen3-VL-32B-Instruct": [("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1)],
+        "Qwen__Qwen3-VL-32B-Thinking": [("H100-80GB", 2), ("L40S", 4), ("H200", 2)],
+        "Qwen__Qwen3-VL-8B-Instruct": [("RTX 4090", 1), ("H100-80GB", 1), ("L40S", 1), ("A100-40GB", 1)],
+    },
+    "Qwen3VLMoeForConditionalGeneration": {
+        "Qwen__Qwen3-VL-30B-A3B-Instruct": [("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 1), ("L40S", 2)],
+        "Qwen__Qwen3-VL-235B-A22B-Instruct": [("H200", 8), ("H100-80GB", 8)],
     },
     "ApertusForCausalLM": {
         "NewEden-Forge__Science-Expert-R1": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],

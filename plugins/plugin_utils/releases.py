@@ -139,6 +139,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     hybrid_swa_ratio_cell=False,
     swa_request_cap=False,
     multimodal_runtime_reservation=False,
+    large_hopper_vl_serving_archs=frozenset(),
     mamba_split=profiles.mamba_split_mixin,
     mamba_slots_per_request=profiles.mamba_slots_per_request_mixin,
     mamba_skip_decode_lock_env=False,
@@ -193,6 +194,13 @@ _SIZING_0_5_23 = SizingBehaviour(
         backend_flag="cuda_graph_backend_prefill",
         capped_by_max_total_tokens=True,
         capped_by_context=False,
+        # arg_groups/cuda_graph_hook.py disable_breakable_cudagraph_if_incompatible (the same rules since 0.5.18)
+        auto_off=profiles.breakable_graphs_auto_off(
+            frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
+            lora_and_dp_attention=False,
+            validated_a2a=frozenset({"none", "deepep", "megamoe", "flashinfer"}),
+            mla=False,
+        ),
     ),
     mla_prefill_graph_max_tokens=profiles.mla_prefill_graph_tokens_chunk_upto_8192,
     attn_dp_size_flag=True,
@@ -218,6 +226,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     hybrid_swa_ratio_cell=True,
     swa_request_cap=True,  # SWARequestCapPoolConfigurator
     multimodal_runtime_reservation=True,  # kv_cache_configurator.py mm_runtime_reservation_gb
+    large_hopper_vl_serving_archs=frozenset({"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"}),
     mamba_split=profiles.mamba_split_configurator,
     mamba_slots_per_request=profiles.mamba_slots_per_request_configurator,
     mamba_skip_decode_lock_env=True,  # environ.py (0.5.17 :982)
@@ -281,8 +290,9 @@ _SIZING_0_5_21 = replace(_SIZING_0_5_22, graph_bs_capped_by_max_running_requests
 # model_executor/pool_configurator.py:799, the same formula inline; 0.5.21 moves it to compute_swa_request_cap),
 # and the rest of the diff is the ps.* -> self.* refactor.
 # 0.5.19: 20-35 GiB cards get chunked prefill 2048 and decode graphs up to 24 (80 from TP 4), and the default
-# fraction without a card size is 0.88 (arg_groups/memory_hook.py handle_gpu_memory_settings, changed in 0.5.20).
-_SIZING_0_5_19 = replace(_SIZING_0_5_21, mid_memory_bucket=(2048, 24, 80), mem_fraction_fallback=0.88)
+# fraction without a card size is 0.88 (arg_groups/memory_hook.py handle_gpu_memory_settings, changed in 0.5.20);
+# model_overrides/qwen3_vl.py has no large-Hopper serving defaults before 0.5.20.
+_SIZING_0_5_19 = replace(_SIZING_0_5_21, mid_memory_bucket=(2048, 24, 80), mem_fraction_fallback=0.88, large_hopper_vl_serving_archs=frozenset())
 # 0.5.18: Glm4MoeGate keeps the model dtype (float32 from 0.5.19, models/glm4_moe.py), and the text-only
 # Qwen3.5 classes have no extra_buffer (arg_groups/overrides.py _MAMBA_EXTRA_BUFFER_ARCHS gains
 # Qwen3_5ForCausalLM / Qwen3_5MoeForCausalLM in 0.5.19).

@@ -318,6 +318,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
     "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
     "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head", shared_expert_gate=True),
+    # qwen3_vl.py: Qwen3LLMModel (Qwen3's decoder) under the Qwen3-VL ViT, which adds one deepstack merger per
+    # vision_config.deepstack_visual_indexes entry
+    "Qwen3VLForConditionalGeneration": _dense("qwen3_vl.py", qk_norm="head", multimodal=True),
+    # qwen3_vl_moe.py: Qwen3MoeLLMModel (Qwen3-MoE's decoder, text_config) under the same ViT
+    "Qwen3VLMoeForConditionalGeneration": _moe("qwen3_vl_moe.py", qk_norm="head", multimodal=True),
     "Qwen3_5ForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),

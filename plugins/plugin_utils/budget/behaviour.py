@@ -96,6 +96,9 @@ class SizingBehaviour:
     hybrid_swa_ratio_cell: bool  # hybrid SWA: the cell weights SWA layers by the ratio
     swa_request_cap: bool  # SWARequestCapPoolConfigurator sizes the SWA pool by requests
     multimodal_runtime_reservation: bool  # the VLM embedding cache is taken before the pool
+    # model_overrides/qwen3_vl.py: on an SM90+ card of 60 GiB or more these classes default to CUDA-IPC feature
+    # transport with no embedding cache, and their decode graphs reach --max-running-requests (up to 512)
+    large_hopper_vl_serving_archs: FrozenSet[str]
     mamba_split: Callable[..., Any]  # profile -> mamba slots and speculative states
     mamba_slots_per_request: Callable[..., int]
     mamba_skip_decode_lock_env: bool  # SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK takes a slot off

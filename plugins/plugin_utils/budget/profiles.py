@@ -203,16 +203,21 @@ def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool, mul
 
 
 def breakable_graphs_auto_off(
-    multimodal_ok: FrozenSet[str], lora_and_dp_attention: bool = True, nemotron_h: bool = False, validated_a2a: FrozenSet[str] = frozenset({"none"})
+    multimodal_ok: FrozenSet[str],
+    lora_and_dp_attention: bool = True,
+    nemotron_h: bool = False,
+    validated_a2a: FrozenSet[str] = frozenset({"none"}),
+    mla: bool = True,
 ) -> Callable[..., bool]:
     """``_disable_breakable_cudagraph_if_incompatible`` of a release whose default prefill backend is breakable on
-    CUDA, while its rules still include MLA: 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814; also LoRA and DP
-    attention) and 0.5.17 (server_args.py, ``nemotron_h``: the hybrid Mamba2 prefill, MLA except DSA, and only the
-    unvalidated a2a backends). Multimodal models but those in ``multimodal_ok``, DeepSeek-V4 and context
-    parallelism are refused by both."""
+    CUDA: 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814; also LoRA and DP attention), 0.5.17 (server_args.py,
+    ``nemotron_h``: the hybrid Mamba2 prefill, and only the unvalidated a2a backends), and 0.5.18 on (``mla`` off:
+    0.5.18 server_args.py:4666-4715, from 0.5.20 arg_groups/cuda_graph_hook.py). Multimodal models but those in
+    ``multimodal_ok`` (``multimodal_breakable_cuda_graph_supported_model_archs``), DeepSeek-V4 and context
+    parallelism are refused by all; MLA but DSA by the releases with ``mla``."""
 
     def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
-        if (spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
+        if (mla and spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
             return True
         if nemotron_h and spec.architecture.startswith("NemotronH"):
             return True
@@ -454,6 +459,8 @@ class Resolved:
     attention_backend: str = "flashinfer"
     deterministic: bool = False
     mm_feature_transport: Optional[str] = None
+    vlm_cache_mb: float = 100.0  # SGLANG_VLM_CACHE_SIZE_MB
+    mm_feature_cache_mb: float = 1024.0  # SGLANG_MM_FEATURE_CACHE_MB (the CUDA-IPC / VMM transport pools)
     arg_error: Optional[Tuple[str, str]] = None  # SGLang rejects the resolved arguments (type, message)
     env: Dict[str, str] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
@@ -472,6 +479,23 @@ def _bool_env(env: Dict[str, str], name: str, default: bool) -> bool:
     if name not in env:
         return default
     return str(env[name]).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _multimodal_transport(args: Dict[str, Any], env: Dict[str, str], large_hopper_vl: bool, mrr_user: Any) -> Tuple[Optional[str], float, float]:
+    """The feature transport and the two cache sizes (MiB) that ``mm_runtime_reservation_gb`` takes off the pool:
+    the env or their defaults, or model_overrides/qwen3_vl.py's large-Hopper serving defaults (no embedding cache,
+    CUDA-IPC transport on one node when nothing retains features, 3 GiB of pools from 400 running requests)."""
+    transport = args.get("mm_feature_transport")
+    vlm_env, feature_env = env.get("SGLANG_VLM_CACHE_SIZE_MB"), env.get("SGLANG_MM_FEATURE_CACHE_MB")
+    vlm_cache_mb = float(vlm_env) if vlm_env is not None else (0.0 if large_hopper_vl else 100.0)
+    feature_cache_mb = float(feature_env) if feature_env is not None else 1024.0
+    if large_hopper_vl:
+        retention = float(args.get("mm_preprocess_cache_size_mb") or 0) > 0 or vlm_cache_mb > 0
+        if transport is None and int(args.get("nnodes") or 1) == 1 and not retention:
+            transport = "cuda_ipc"
+        if feature_env is None and mrr_user is not None and int(mrr_user) >= 400 and not retention and transport == "cuda_ipc":
+            feature_cache_mb = 3 * 1024.0
+    return transport, vlm_cache_mb, feature_cache_mb
 
 
 def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease", gpu_mem_mib: Optional[float], sm: int, env: Dict[str, str]) -> Resolved:
@@ -496,6 +520,11 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     mrr_user = _opt(args, "max_running_requests")
     if b.graph_bs_capped_by_max_running_requests and bs_user is None and mrr_user is not None and max_bs > int(mrr_user):
         max_bs = int(mrr_user)  # memory_hook.py:182-188
+    large_hopper_vl = (
+        spec.is_multimodal and spec.architecture in b.large_hopper_vl_serving_archs and sm >= 90 and gpu_mem_mib is not None and gpu_mem_mib >= 60 * 1024
+    )
+    if large_hopper_vl and bs_user is None and mrr_user is not None and max_bs < int(mrr_user) <= 512:
+        max_bs = int(mrr_user)  # model_overrides/qwen3_vl.py expand_multimodal_decode_graph_to_running_limit
     algo = _opt(args, "speculative_algorithm")
     algo = str(algo).upper() if algo else None
     if algo is not None and algo not in MODELLED_SPECULATION:
@@ -630,6 +659,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         raise BudgetInputError("server_args.kv_cache_dtype", f"{kv_dtype!r} is not a KV cache dtype", "use auto, fp8_e4m3, fp8_e5m2 or bf16")
     ratio = _opt(args, "mamba_full_memory_ratio")
     mmcs = _opt(args, "max_mamba_cache_size")
+    mm_transport, vlm_cache_mb, feature_cache_mb = _multimodal_transport(args, env, large_hopper_vl, mrr_user)
     return Resolved(
         release=release,
         tp=tp,
@@ -667,7 +697,9 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         attention_backend=attn_backend,
         arg_error=arg_error,
         deterministic=bool(args.get("enable_deterministic_inference")),
-        mm_feature_transport=args.get("mm_feature_transport"),
+        mm_feature_transport=mm_transport,
+        vlm_cache_mb=vlm_cache_mb,
+        mm_feature_cache_mb=feature_cache_mb,
         swa_full_tokens_ratio=float(_opt(args, "swa_full_tokens_ratio") or 0.8),
         hybrid_swa=hybrid_swa,
         enable_torch_compile=bool(args.get("enable_torch_compile")),
@@ -1255,9 +1287,9 @@ def size_pools(spec: ModelSpec, wb: WeightBreakdown, r: Resolved, pre: float, ce
     mm = 0.0
     if b.multimodal_runtime_reservation and spec.is_multimodal:
         # kv_cache_configurator.py mm_runtime_reservation_gb: embedding cache (+ feature-transport pools)
-        mm_mb = float(r.env.get("SGLANG_VLM_CACHE_SIZE_MB", 100))
+        mm_mb = r.vlm_cache_mb
         if r.mm_feature_transport in ("cuda_ipc", "cuda_vmm"):
-            mm_mb += float(r.env.get("SGLANG_MM_FEATURE_CACHE_MB", 1024))
+            mm_mb += r.mm_feature_cache_mb
         mm = mm_mb / 1024
     pool = PoolBudget(rest=avail - pre * (1 - mfs) - mm)
     p = PoolInputs(

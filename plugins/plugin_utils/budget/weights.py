@@ -305,7 +305,9 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
 
 
 def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
-    """Qwen3.5/3.6 ViT (models/qwen3_vl.py blocks), TP-sharded (``mm_enable_dp_encoder`` is off)."""
+    """The Qwen3-VL ViT (models/qwen3_vl.py Qwen3VLMoeVisionModel, also Qwen3.5/3.6's), TP-sharded
+    (``mm_enable_dp_encoder`` is off): patch embedding, blocks, the merger and one deepstack merger per
+    ``deepstack_visual_indexes`` entry (its LayerNorm after the 2x2 shuffle, over the merged width)."""
     v = spec.vision or {}
     if not v:
         return []
@@ -339,6 +341,12 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
         Linear(None, "visual.merger.fc1", m // tp, m, quantizable=False, bias=m // tp),
         Linear(None, "visual.merger.fc2", out_h, m // tp, quantizable=False, bias=out_h),
     ]
+    for d in range(len(v.get("deepstack_visual_indexes") or ())):
+        rows += [
+            Linear(None, f"visual.deepstack_merger_list.{d}.norm", 2 * m, 1, quantizable=False),
+            Linear(None, f"visual.deepstack_merger_list.{d}.fc1", m // tp, m, quantizable=False, bias=m // tp),
+            Linear(None, f"visual.deepstack_merger_list.{d}.fc2", out_h, m // tp, quantizable=False, bias=out_h),
+        ]
     return rows
 
 

@@ -165,11 +165,15 @@ if __name__ == "__main__":
     held_out = validation_split()
     # round 2: fresh logs that replaced the misses of round 1's one scoring (those moved to training); what is left of
     # round 1 was all right by then, so it is shown apart and is no held-out figure
-    accuracy([e for e in held_out if e.get("round") == 2], "validation split, round 2 (fresh, held out)", name_misses=False)
-    accuracy([e for e in held_out if e.get("round") != 2], "validation split, round 1 remainder (its misses moved to training)", name_misses=False)
+    # round 3: fresh again (stop 29), scored once after that stop's training-side changes
+    for rnd in (3, 2):
+        accuracy([e for e in held_out if e.get("round") == rnd], f"validation split, round {rnd} (fresh, held out)", name_misses=False)
+    accuracy([e for e in held_out if e.get("round") is None], "validation split, round 1 remainder (its misses moved to training)", name_misses=False)
+    accuracy([e for e in held_out if e.get("round") in (2, 3)], "validation split, rounds 2 and 3 together (held out)", name_misses=False)
     template_coverage()
     bench_cut_short(healthy_real_logs(), "training: real")
-    bench_cut_short([LOGS / e["file"] for e in held_out if e["label"] == "none" and e.get("round") == 2], "validation round 2: real")
-    bench_cut_short([LOGS / e["file"] for e in held_out if e["label"] == "none" and e.get("round") != 2], "validation round 1 remainder: real")
+    for rnd in (3, 2):
+        bench_cut_short([LOGS / e["file"] for e in held_out if e["label"] == "none" and e.get("round") == rnd], f"validation round {rnd}: real")
+    bench_cut_short([LOGS / e["file"] for e in held_out if e["label"] == "none" and e.get("round") is None], "validation round 1 remainder: real")
     tail_ratio()
     classify_time()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.12"
+CATALOG_VERSION = "2026.12.13"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -112,7 +112,12 @@ _OOM_FRAMES_WEIGHTS = (
     r"load_weights|load_model\b|weight_utils|model_loader|safetensors_weights_iterator|DefaultModelLoader"
     r"|create_weights|_initialize_model"
 )
-_OOM_FRAMES_GRAPH = r"cuda_graph_runner|capture_one_batch|init_device_graphs|graph_capture|CudaGraphRunner|def capture\b|\.capture\("
+# after the KV pool, before and during capture: the attention backends' workspaces (model_runner.py
+# init_attention_backend -> _get_attention_backend; flashinfer_backend.py global_workspace_buffer = torch.empty(...))
+_OOM_FRAMES_GRAPH = (
+    r"cuda_graph_runner|capture_one_batch|init_device_graphs|graph_capture|CudaGraphRunner|def capture\b|\.capture\("
+    r"|init_attention_backend|_get_attention_backend|workspace_buffer = torch\.empty"
+)
 _OOM_FRAMES_RUNTIME = (
     r"forward_batch_generation|run_batch|event_loop_(?:normal|overlap)|forward_extend|forward_decode"
     r"|process_batch_result|Decode batch\.|Prefill batch\."
@@ -247,7 +252,8 @@ CATALOG = (
         phase="cuda_graph",
         title="CUDA out of memory while capturing CUDA graphs",
         explanation=(
-            "The KV pool took its share and the memory left outside --mem-fraction-static is too small for CUDA graph capture at the largest batch size."
+            "The KV pool took its share and the memory left outside --mem-fraction-static is too small for what is "
+            "allocated after it: the attention backend's workspace, then CUDA graph capture at the largest batch size."
         ),
         fix=(
             "lower --mem-fraction-static (now {mem_fraction_static}) by about 0.03-0.05 or lower --cuda-graph-max-bs "
@@ -357,6 +363,9 @@ CATALOG = (
         patterns=(
             Pattern(r"Out of memory: Killed process \d+", 95, "kernel OOM killer"),
             Pattern(r"Memory cgroup out of memory", 90, "cgroup OOM"),
+            # Slurm's task/cgroup plugin at step end: "error: Detected 1 oom_kill event in StepId=N.batch. Some of the
+            # step tasks have been OOM Killed."
+            Pattern(r"Detected \d+ oom_kill events? in StepId=|step tasks have been OOM Killed", 90, "Slurm cgroup OOM kill"),
             Pattern(r"invoked oom-killer|oom-kill:|oom_reaper: reaped process", 70, "kernel OOM killer"),
             # systemd: unit_log_failure / service_sigchld_event
             Pattern(r"A process of this unit has been killed by the OOM killer|Failed with result 'oom-kill'", 100, "systemd OOM result"),
@@ -649,6 +658,11 @@ CATALOG = (
             Pattern(r"ProcessGroupNCCL's watchdog got stuck for \d+ seconds", 85, "NCCL watchdog hang"),
             # torch/csrc/distributed/c10d/ProcessGroupGloo.cpp: the CPU group (SGLang's TP cpu_group) could not connect
             Pattern(r"Gloo connectFullMesh failed with", 90, "gloo connection failed"),
+            # torch/csrc/distributed/c10d/TCPStore.cpp (TCPClient ping, torch 2.4+): the --dist-init-addr port answered
+            # with someone else's reply (another job's store on the same host:port)
+            Pattern(
+                r"nonce == returnedNonce INTERNAL ASSERT FAILED|Ping failed, invalid nonce returned", 85, "TCPStore rendezvous answered by another process"
+            ),
             # the watchdog rethrows whatever a collective raised (a CUDA error of a kernel, too)
             Pattern(r"Process group watchdog thread terminated with exception", 60, "NCCL watchdog exception", wrapper=True),
             Pattern(r"torch\.distributed\.DistBackendError|DistNetworkError|DistStoreError", 70, "torch.distributed error"),
@@ -930,6 +944,9 @@ CATALOG = (
                 95,
                 "shard not a multiple of the quantization group",
             ),
+            # the WNA16 Marlin MoE kernel's shape check (0.5.23 kernels/jit/csrc/gemm/marlin_moe/moe_wna16_marlin.cuh:1034,
+            # "size_k = K, is not divisible by b_scales.size(1) = G"): the rank's expert slice holds a partial group
+            Pattern(r"size_k = \d+, is not divisible by b_scales\.size\(1\)", 90, "expert shard not a multiple of the quantization group"),
             # AWQ / GPTQ linear methods: 0.5.9 layers/quantization/awq.py:375,383, gptq.py:462,469; 0.5.23
             # awq/schemes/awq_linear.py:41,49, gptq/schemes/gptq_linear.py:49,56
             Pattern(

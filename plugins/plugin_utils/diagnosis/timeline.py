@@ -103,6 +103,16 @@ MILESTONES = (
     Milestone("ready", "serving", "server ready", r"The server is fired up and ready to roll!"),
     # batch lines and answered requests after the ready line (or in a tail that shows no start-up at all)
     Milestone("serving", "serving", "serving requests", _ACTIVITY),
+    # a shutdown asked for from outside (systemctl stop, a wrapper's SIGTERM): managers/tokenizer_manager.py
+    # f"SIGTERM received. {signum=} {frame=}. Draining requests and shutting down..." (0.5.9:2502, 0.5.23:4068) and
+    # f"Gracefully exiting... Remaining number of requests {remain_num_req}. ..." (0.5.9:2140, 0.5.23:3535); the
+    # health checks answered 503 while it drains (entrypoints/http_server.py 0.5.23:732) are no crash
+    Milestone(
+        "shutdown",
+        "serving",
+        "shutting down on request",
+        r"SIGTERM received\. .{0,80}Draining requests and shutting down|Gracefully exiting\.\.\. Remaining number of requests",
+    ),
 )
 ORDER = {milestone.name: index for index, milestone in enumerate(MILESTONES)}
 BY_NAME = {milestone.name: milestone for milestone in MILESTONES}
@@ -233,7 +243,10 @@ def build(found, ranks):
         known = per_rank.get(rank)
         if known is None or ORDER[name] >= ORDER[known.milestone]:
             per_rank[rank] = RankProgress(name, BY_NAME[name].phase, line)
-    reached = furthest if furthest in ("ready", "serving") else "starting"
+    if furthest == "shutdown":
+        reached = "serving" if "ready" in milestones or "serving" in milestones else "starting"
+    else:
+        reached = furthest if furthest in ("ready", "serving") else "starting"
     return Timeline(
         milestones=milestones,
         last=furthest,

@@ -211,7 +211,36 @@ CRASH_MESSAGES = [
         "OSError: Incorrect path_or_model_id: '/srv/models/m'. Please provide either the path to a local folder or the repo_id of a model on the Hub.",
         "model_not_found",
     ),
+    # torch c10d TCPStore: the rendezvous port answered by another process; SGLang's WNA16 Marlin MoE shape check
+    (
+        'RuntimeError: nonce == returnedNonce INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/TCPStore.cpp":418, '
+        "please report a bug to PyTorch. Ping failed, invalid nonce returned",
+        "nccl_failure",
+    ),
+    (
+        "RuntimeError: Runtime check failed at /opt/sglang/jit_kernel/csrc/gemm/marlin_moe/moe_wna16_marlin.cuh:963: "
+        "size_k = 704, is not divisible by b_scales.size(1) = 5",
+        "quant_shard_misaligned",
+    ),
 ]
+
+
+def test_a_slurm_oom_kill_is_the_host_oom_killer():
+    lines = [ARGS, "[2026-03-04 09:12:30] Load weight begin. avail mem=78.12 GB"]
+    lines.append("[2026-02-20T16:40:38.612] error: Detected 1 oom_kill event in StepId=1459995.batch. Some of the step tasks have been OOM Killed.")
+    assert _diagnose(lines)["root_cause"] == "host_ram_oom_killed"
+
+
+def test_an_oom_building_the_attention_workspace_after_the_pool_is_not_a_weight_oom():
+    lines = CAPTURE[:2] + CRASH[:1]
+    lines += [
+        '  File "/opt/venv/lib/python3.12/site-packages/sglang/srt/model_executor/model_runner.py", line 2408, in init_attention_backend',
+        "    self.attn_backend = self._get_attention_backend()",
+        '  File "/opt/venv/lib/python3.12/site-packages/sglang/srt/layers/attention/flashinfer_backend.py", line 202, in __init__',
+        "    global_workspace_buffer = torch.empty(",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 384.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 338.75 MiB is free.",
+    ]
+    assert _diagnose([ARGS] + lines)["root_cause"] == "cuda_oom_cuda_graph"
 
 
 @pytest.mark.parametrize("message, cause", CRASH_MESSAGES)

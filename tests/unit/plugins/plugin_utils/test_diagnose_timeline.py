@@ -134,6 +134,18 @@ RELEASE_LINES = [
     ("0.5.23", "entrypoints/http_server.py:3072", "[2026-01-02 10:01:00] Uvicorn running on 0.0.0.0:30000 with 4 SO_REUSEPORT workers", "http_up"),
     ("0.4.6.post5", "entrypoints/http_server.py:898", "[2025-05-01 10:01:00] The server is fired up and ready to roll!", "ready"),
     ("0.5.23", "entrypoints/http_server.py:2600", "[2026-01-02 10:01:00] The server is fired up and ready to roll!", "ready"),
+    (
+        "0.5.9",
+        "managers/tokenizer_manager.py:2502",
+        "[2025-12-28 13:28:55] SIGTERM received. signum=None frame=None. Draining requests and shutting down...",
+        "shutdown",
+    ),
+    (
+        "0.5.23",
+        "managers/tokenizer_manager.py:3535",
+        "[2026-01-02 10:05:00] Gracefully exiting... Remaining number of requests 0. Remaining requests remaining_rids=[].",
+        "shutdown",
+    ),
 ]
 
 
@@ -436,3 +448,17 @@ def test_torch_rank_prefixes_find_the_failed_rank():
 def test_an_excerpt_of_only_the_exception_line_is_not_healthy(line):
     assert classify([line])["root_cause"] != "none"
     assert classify([_tp(0, "Load weight begin. avail mem=78.50 GB"), line])["root_cause"] != "none"
+
+
+def test_a_requested_shutdown_after_serving_is_healthy_and_its_503_health_checks_no_crash():
+    """The drain SGLang does on SIGTERM (systemctl stop): health checks answered 503 until it exits are expected."""
+    lines = [
+        '[2025-12-27 23:41:06] INFO:     127.0.0.1:52686 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+        "[2025-12-28 13:28:55] SIGTERM received. signum=None frame=None. Draining requests and shutting down...",
+        "[2025-12-28 13:28:55] Health check request received during shutdown. Returning 503.",
+        '[2025-12-28 13:28:55] INFO:     127.0.0.1:51912 - "GET /health HTTP/1.1" 503 Service Unavailable',
+        "[2025-12-28 13:28:56] Gracefully exiting... Remaining number of requests 0. Remaining requests remaining_rids=[].",
+    ]
+    assert timeline(lines).reached == "serving"
+    result = diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)
+    assert result["root_cause"] == "none"

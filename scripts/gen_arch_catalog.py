@@ -16,6 +16,8 @@
   ``_CONFIG_REGISTRY`` and the ``AutoConfig.register`` / ``CONFIG_MAPPING`` registrations that importing
   ``sglang.srt.configs`` or the registry module runs. A config class ``configs/`` merely defines (InternLM2's,
   nested in InternVL's) is not one: its type loads only through the checkpoint's own code;
+* ``quantization_methods``: the keys of ``layers/quantization`` ``QUANTIZATION_METHODS`` on a CUDA build, in order:
+  ``ModelConfig._verify_quantization`` refuses any other ``quant_method`` with "Unknown quantization method";
 * ``transformers``: the version the wheel pins (``sglang-releases.json``), the ``model_type`` keys of that
   transformers' ``CONFIG_MAPPING_NAMES`` and its causal-LM classes (``models/auto``, read with ast from its wheel):
   a config whose ``auto_map`` names custom code and whose type neither SGLang nor transformers knows loads only
@@ -349,6 +351,54 @@ def _mapping(tree: ast.Module, name: str) -> dict:
     return found
 
 
+QUANTIZATION_REGISTRY = "sglang/srt/layers/quantization/__init__.py"
+# The platform probes a CUDA build answers True; every other ``is_*()`` probe, and any module-level flag derived from
+# one (``_is_mxfp_supported``, ``_is_gfx95_supported``), is False there.
+_CUDA_TRUE_PROBES = frozenset({"is_cuda", "is_cuda_alike"})
+
+
+def _on_cuda(test: ast.AST) -> bool:
+    """Whether a module-level ``if`` test holds on an NVIDIA GPU (``is_cuda() or (... and is_hip())``)."""
+    if isinstance(test, ast.BoolOp):
+        values = [_on_cuda(v) for v in test.values]
+        return any(values) if isinstance(test.op, ast.Or) else all(values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return not _on_cuda(test.operand)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        return test.func.id in _CUDA_TRUE_PROBES
+    return False
+
+
+def cuda_quantization_methods(tree: ast.Module) -> list[str]:
+    """The keys of ``QUANTIZATION_METHODS`` on CUDA, in SGLang's order (its "Unknown quantization method ... Must be
+    one of [...]" lists them so): the ``BASE_QUANTIZATION_METHODS`` literal plus the ``.update({...})`` blocks whose
+    module-level ``if`` holds on CUDA."""
+    keys: list[str] = []
+
+    def add(node: ast.AST) -> None:
+        if isinstance(node, ast.Dict):
+            keys.extend(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value not in keys)
+
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(t, ast.Name) and t.id == "BASE_QUANTIZATION_METHODS" for t in targets):
+                add(stmt.value)
+        elif isinstance(stmt, ast.If) and _on_cuda(stmt.test):
+            for inner in stmt.body:
+                call = inner.value if isinstance(inner, ast.Expr) else None
+                if (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "update"
+                    and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "BASE_QUANTIZATION_METHODS"
+                    and call.args
+                ):
+                    add(call.args[0])
+    return keys
+
+
 def _pinned_transformers(version: str) -> str:
     pins = json.loads((DATA / "sglang-releases.json").read_text())
     return next(r["transformers"] for r in pins["releases"] if r["version"] == version)
@@ -360,6 +410,7 @@ def build_catalog(version: str) -> dict:
     special: dict[str, set[str]] = {}
     config_trees: dict[str, ast.Module] = {}
     with zipfile.ZipFile(wheel) as archive:
+        quantization_methods = cuda_quantization_methods(ast.parse(archive.read(QUANTIZATION_REGISTRY).decode("utf-8-sig")))
         for member in sorted(archive.namelist()):
             if not member.endswith(".py") or not member.startswith("sglang/srt/"):
                 continue
@@ -385,6 +436,7 @@ def build_catalog(version: str) -> dict:
         "entry_classes": dict(sorted(entry.items())),
         "special_cased": {name: sorted(where) for name, where in sorted(special.items())},
         "config_model_types": config_model_types(config_trees, set(transformers["model_types"])),
+        "quantization_methods": quantization_methods,
         "transformers": transformers,
     }
 

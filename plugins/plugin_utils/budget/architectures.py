@@ -390,6 +390,7 @@ class ReleaseArchitectures:
     entry_classes: Dict[str, str]
     special_cased: Dict[str, Tuple[str, ...]]
     config_model_types: Dict[str, str]
+    quantization_methods: Tuple[str, ...]
     transformers_version: str
     transformers_model_types: frozenset
     transformers_causal_lm_classes: frozenset
@@ -410,6 +411,7 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         entry_classes=data["entry_classes"],
         special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
         config_model_types=data["config_model_types"],
+        quantization_methods=tuple(data["quantization_methods"]),
         transformers_version=data["transformers"]["version"],
         transformers_model_types=frozenset(data["transformers"]["model_types"]),
         transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),
@@ -531,6 +533,15 @@ def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_re
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
         return None if trust_remote_code else REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
     return UNKNOWN_TYPE_MESSAGE.format(model_type=model_type)
+
+
+def unknown_quantization_error(method: str, release: "SGLangRelease") -> Optional[str]:
+    """``ModelConfig._verify_quantization``'s refusal of a ``quant_method`` the release's CUDA build does not register
+    (``layers/quantization`` ``QUANTIZATION_METHODS``), or None."""
+    methods = release_architectures(release.version).quantization_methods
+    if not method or method in methods:
+        return None
+    return f"Unknown quantization method: {method}. Must be one of {list(methods)}."
 
 
 @functools.lru_cache(maxsize=1)

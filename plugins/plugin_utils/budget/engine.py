@@ -21,9 +21,9 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
-from .architectures import ArchitectureSupport, config_load_error, resolve_architecture
+from .architectures import ArchitectureSupport, config_load_error, resolve_architecture, unknown_quantization_error
 from .errors import BudgetInputError
-from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length, pipeline_stage
+from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length, pipeline_stage, unmodelled_quant_error
 from .profiles import (
     GIB,
     MSG_IMBALANCE,
@@ -436,6 +436,13 @@ def _core(
         checks.append("context_length")
         if r.context_error:
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
+        checks.append("quantization")  # ModelConfig._verify_quantization, after the context length
+        unmodelled = spec.quant.unmodelled_method
+        quant_error = unknown_quantization_error(unmodelled, release)
+        if quant_error:
+            raise StartupError("ValueError", quant_error, "unsupported_quantization")
+        if unmodelled and not override and not total:
+            raise unmodelled_quant_error(unmodelled)
         checks.append("server_args")
         if r.arg_error:
             raise StartupError(r.arg_error[0], r.arg_error[1], "incompatible_feature_combination")

@@ -56,6 +56,9 @@ class QuantSpec:
     # config.json's quantization_config says quant_method "modelopt": its quant_algo (SGLang reads this file
     # before hf_quant_config.json, and 0.5.9 maps plain "modelopt" to ModelOptFp8Config)
     modelopt_config_algo: Optional[str] = None
+    # a quant_method whose storage the engine does not derive: SGLang may refuse it (the release's
+    # ``quantization_methods``); otherwise only the checkpoint's own byte total sizes it
+    unmodelled_method: str = ""
 
     def algo_for(self, layer: Optional[int], name: str) -> Optional[str]:
         """The storage format of one linear module (``None`` = model dtype)."""
@@ -363,7 +366,12 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
             not_converted=tuple(qc.get("ignore") or ()),
             kv_cache_fp8=kv.get("num_bits") == 8,
         )
-    raise BudgetInputError(
+    return QuantSpec(unmodelled_method=method, not_converted=skip, kv_cache_fp8=kv_fp8)
+
+
+def unmodelled_quant_error(method: str) -> BudgetInputError:
+    """The refusal of a checkpoint whose quantized storage the engine cannot derive and whose byte total is unknown."""
+    return BudgetInputError(
         "model.config.quantization_config.quant_method",
         f"{method!r} is not modelled",
         "use an fp8, awq, gptq, modelopt (nvfp4/fp8), mxfp4 or compressed-tensors checkpoint, "

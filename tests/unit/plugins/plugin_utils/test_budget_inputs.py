@@ -233,13 +233,14 @@ def test_checks_trace_stops_where_sglang_stops():
     gpus = [dict(A6000, index=i, pre_model_load_gib=47.3) for i in range(2)]
     args = {"tp_size": 2, "mem_fraction_static": 0.85, "context_length": 65536, "speculative_algorithm": "NEXTN", "mamba_radix_cache_strategy": "no_buffer"}
     res = evaluate({"config": QWEN36}, gpus, args, "0.5.23", with_fixes=False)
-    assert [c["id"] for c in res["checks"]] == ["model_config", "context_length", "server_args"]
+    assert [c["id"] for c in res["checks"]] == ["model_config", "context_length", "quantization", "server_args"]
     assert res["checks"][-1]["passed"] is False and res["root_cause"] == "incompatible_feature_combination"
     assert json.loads(json.dumps(res)) == res
     ok = evaluate({"config": QWEN36}, gpus, {"tp_size": 2}, "0.5.23", with_fixes=False)
     assert [c["id"] for c in ok["checks"]] == [
         "model_config",
         "context_length",
+        "quantization",
         "server_args",
         "tp_memory_balance",
         "weight_load",
@@ -363,3 +364,26 @@ def test_free_memory_above_the_card_is_refused():
 def test_a_wrong_model_path_is_named_as_given(given, says):
     with pytest.raises(BudgetInputError, match=says):
         load_model_dir(given)
+
+
+def test_quant_method_the_release_does_not_register_fails_as_sglang_does():
+    # ModelConfig._verify_quantization refuses it after the context length, with the CUDA build's own list
+    cfg = dict(LLAMA, quantization_config={"quant_method": "smooth_quant", "quant_dtype": "int8"})
+    res = evaluate({"config": cfg}, [A6000], {"context_length": 8192}, "0.5.23", with_fixes=False)
+    assert res["verdict"] == "fails" and res["root_cause"] == "unsupported_quantization"
+    assert res["error"]["type"] == "ValueError"
+    assert res["error"]["message"].startswith("Unknown quantization method: smooth_quant. Must be one of ['fp8', 'mxfp8',")
+    assert [c["id"] for c in res["checks"]][-1] == "quantization" and not res["checks"][-1]["passed"]
+    # 0.5.9 registers plain gptq on CUDA, 0.5.23 only gptq_marlin: the list is the release's
+    old = evaluate({"config": cfg}, [A6000], {"context_length": 8192}, "0.5.9", with_fixes=False)
+    assert "'gptq', 'gptq_marlin'" in old["error"]["message"] and "'gptq'," not in res["error"]["message"]
+
+
+def test_registered_quant_method_the_engine_cannot_derive_needs_the_checkpoint_total():
+    cfg = dict(LLAMA, quantization_config={"quant_method": "bitsandbytes", "load_in_4bit": True})
+    e = err({"config": cfg}, [A6000], {"context_length": 8192})
+    assert e.field == "model.config.quantization_config.quant_method" and "safetensors.index.json" in str(e)
+    sized = evaluate(
+        {"config": cfg, "safetensors_index": {"metadata": {"total_size": 5_700_000_000}}}, [A6000], {"context_length": 8192}, "0.5.23", with_fixes=False
+    )
+    assert sized["error"] is None and sized["budget"]["totals"]["weights_source"] == "safetensors_index"

@@ -1,0 +1,50 @@
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""scripts/gen_arch_catalog.py: the CUDA build's quantization registry, read with ast.
+
+The snippets keep the shape of ``sglang/srt/layers/quantization/__init__.py`` in SGLang 0.5.9 (an ``is_cuda() or
+(... and is_hip())`` block adding mxfp4) and 0.5.23 (NPU, CPU and XPU blocks that a CUDA build does not run)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import gen_arch_catalog  # noqa: E402
+
+REGISTRY_0_5_9_SHAPE = """
+_is_mxfp_supported = mxfp_supported()
+BASE_QUANTIZATION_METHODS: Dict[str, Type[QuantizationConfig]] = {"fp8": Fp8Config, "gptq": GPTQConfig, "awq": AWQConfig}
+if is_cuda() or (_is_mxfp_supported and is_hip()):
+    BASE_QUANTIZATION_METHODS.update({"mxfp4": Mxfp4Config})
+QUANTIZATION_METHODS = {**BASE_QUANTIZATION_METHODS}
+"""
+
+REGISTRY_0_5_23_SHAPE = """
+BASE_QUANTIZATION_METHODS: Dict[str, Type[QuantizationConfig]] = {"fp8": Fp8Config, "gptq_marlin": GPTQMarlinConfig}
+if is_cpu() or is_cuda() or _is_gfx95_supported or is_xpu():
+    BASE_QUANTIZATION_METHODS.update({"mxfp4": Mxfp4Config})
+if is_npu():
+    BASE_QUANTIZATION_METHODS.update({"gptq": GPTQAscendConfig, "mxfp4": Mxfp4W4A4Config})
+if is_cpu():
+    BASE_QUANTIZATION_METHODS.update({"gptq": CPUGPTQConfig})
+if not is_hip():
+    BASE_QUANTIZATION_METHODS.update({"humming": HummingConfig})
+QUANTIZATION_METHODS = {**BASE_QUANTIZATION_METHODS}
+"""
+
+
+def test_cuda_registry_keeps_the_blocks_a_cuda_build_runs_in_order():
+    assert gen_arch_catalog.cuda_quantization_methods(ast.parse(REGISTRY_0_5_9_SHAPE)) == ["fp8", "gptq", "awq", "mxfp4"]
+    assert gen_arch_catalog.cuda_quantization_methods(ast.parse(REGISTRY_0_5_23_SHAPE)) == ["fp8", "gptq_marlin", "mxfp4", "humming"]
+
+
+def test_every_committed_catalog_lists_the_cuda_quantization_methods():
+    for path in sorted((ROOT / "plugins/plugin_utils/data").glob("sglang-archs-*.json")):
+        methods = json.loads(path.read_text(encoding="utf-8"))["quantization_methods"]
+        assert {"fp8", "awq", "compressed-tensors"} <= set(methods), path.name
+        assert len(methods) == len(set(methods)), path.name

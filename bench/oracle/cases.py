@@ -187,6 +187,16 @@ ARCH_MODELS = {
         "01-ai__Yi-34B": [("H100-80GB", 1), ("A100-80GB", 2)],
         "HuggingFaceTB__SmolLM-360M-Instruct": [("RTX 4090", 1), ("L40S", 1)],
     },
+    "InternLM2ForCausalLM": {
+        "internlm__internlm2-chat-7b-sft": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "internlm__internlm2_5-20b-chat": [("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 1)],
+        "CAS-SIAT-XinHai__CPsyCounX": [("RTX 4090", 2), ("L40S", 1)],
+    },
+    "InternLM3ForCausalLM": {
+        "internlm__internlm3-8b-instruct": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "internlm__internlm3-8b-instruct-smoothquant-int8": [("RTX 4090", 1), ("L40S", 1)],
+        "ToastyPigeon__intern-rp-lora": [("RTX A6000", 1), ("H100-80GB", 1)],
+    },
     "Qwen2ForCausalLM": {
         "Qwen__Qwen2.5-1.5B": [("RTX 4090", 1), ("L40S", 1)],
         "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B": [("H100-80GB", 1), ("A100-80GB", 2)],
@@ -277,6 +287,12 @@ ARCH_MODELS = {
 ARCH_CASES_PER_MODEL = 6
 
 
+# Classes whose model_type only the checkpoint's own configuration_*.py defines (neither SGLang's config classes nor
+# the pinned transformers know it), so SGLang loads them only with --trust-remote-code (harness_common stands in for
+# that module).
+REMOTE_CODE_ARCHS = frozenset({"InternLM2ForCausalLM", "InternLM3ForCausalLM"})
+
+
 def _model_dir(prefix: str) -> str:
     """The fixture folder a (possibly truncated) ARCH_MODELS key names."""
     if os.path.isdir(os.path.join(CONFIGS, prefix)):
@@ -289,12 +305,13 @@ def _model_dir(prefix: str) -> str:
 
 def _architecture_cases():
     out = []
-    for models in ARCH_MODELS.values():
+    for arch, models in ARCH_MODELS.items():
         for prefix, deploys in models.items():
             model = _model_dir(prefix)
             rng = random.Random(f"arch:{model}")
             contexts = [c for c in CTX if c <= max_context(model)] or [max_context(model)]
             short = model.split("__", 1)[1]
+            remote_config = arch in REMOTE_CODE_ARCHS
             for i in range(ARCH_CASES_PER_MODEL):
                 gpu, tp = deploys[i % len(deploys)]
                 pre = round(GPUS[gpu][1] / 1024 - rng.choice(OVERHEAD_GIB), 2)
@@ -307,6 +324,8 @@ def _architecture_cases():
                     args["max_running_requests"] = rng.choice([8, 16, 32, 48, 64, 128, 256])
                 if rng.random() < 0.15:
                     args["kv_cache_dtype"] = "fp8_e4m3"
+                if remote_config and i % 3 != 2:
+                    args["trust_remote_code"] = True  # every third case checks the refusal without it
                 out.append(_case(f"arch-{short}-{i:02d}", model, gpu, tp, pre, args))
     return out
 

@@ -34,13 +34,37 @@ KEEP = re.compile(
 
 
 def make_model_dir(model: str) -> str:
-    """A temp model dir holding the real config files only (no weights, no tokenizer)."""
+    """A temp model dir holding the real config files only (no weights, no tokenizer), and, for a checkpoint whose
+    ``auto_map`` names its own config class, a stand-in for that remote-code module (:func:`_remote_config_stand_in`)."""
     src = os.path.join(CONFIGS, model)
     dst = tempfile.mkdtemp(prefix="oracle-model-")
     for name in ("config.json", "hf_quant_config.json", "generation_config.json"):
         if os.path.exists(os.path.join(src, name)):
             shutil.copy(os.path.join(src, name), os.path.join(dst, name))
+    _remote_config_stand_in(dst)
     return dst
+
+
+def _remote_config_stand_in(model_dir: str) -> None:
+    """Stands in for the checkpoint's ``configuration_*.py`` (not vendored, and the hub is unreachable): a
+    ``PretrainedConfig`` subclass of the config's ``model_type`` that keeps every config.json field, as those remote
+    classes do (their defaults only fill keys a real config.json already holds). A reference into another hub repo
+    (``org/name--module.Class``) is pointed at the local module. transformers still refuses it without
+    ``trust_remote_code``, as it refuses the real one."""
+    path = os.path.join(model_dir, "config.json")
+    with open(path, encoding="utf-8") as handle:
+        config = json.load(handle)
+    auto_map = config.get("auto_map") or {}
+    reference = auto_map.get("AutoConfig")
+    if not isinstance(reference, str) or not config.get("model_type"):
+        return
+    module, _, cls = reference.split("--")[-1].rpartition(".")
+    with open(os.path.join(model_dir, module + ".py"), "w", encoding="utf-8") as handle:
+        handle.write(f"from transformers import PretrainedConfig\n\n\nclass {cls}(PretrainedConfig):\n    model_type = {config['model_type']!r}\n")
+    if "--" in reference:
+        auto_map["AutoConfig"] = f"{module}.{cls}"
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(config, handle, indent=2)
 
 
 class ListHandler(logging.Handler):

@@ -269,6 +269,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         tie="never",
         partial_rotary_default=0.5,
     ),
+    # internlm2.py: wqkv and wo without bias whatever the config says, head_dim = hidden / heads, gate_up/w2 without
+    # bias, attention_norm and ffn_norm, its own ``output`` ParallelLMHead (never tied)
+    "InternLM2ForCausalLM": _dense("internlm2.py", qkv_bias=False, tie="never"),
+    # llama.py: class InternLM3ForCausalLM(LlamaForCausalLM) (its ``qkv_bias`` key is not read)
+    "InternLM3ForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
     # phi.py: parallel block, one LayerNorm with bias, qkv/dense/fc1/fc2 with bias, lm_head with bias
     "PhiForCausalLM": _dense("phi.py", qkv_bias=True, gated_mlp=False, mlp_bias=True, norms_per_layer=1, norm_bias=True, lm_head_bias=True),
     # apertus.py (0.5.9 and 0.5.23): qkv_proj and o_proj bias = attention_bias (a ``qkv_bias`` key, which InternLM3

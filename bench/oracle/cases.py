@@ -270,6 +270,11 @@ ARCH_MODELS = {
         "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-FP8": [("H100-80GB", 2), ("H200", 1)],
     },
     # Qwen3-VL 32B: the large-Hopper rows exercise model_overrides/qwen3_vl.py (0.5.23), the others do not
+    "Qwen2_5_VLForConditionalGeneration": {
+        "Qwen__Qwen2.5-VL-7B-Instruct": [("RTX 4090", 1), ("H100-80GB", 1), ("A100-80GB", 2), ("L40S", 2)],
+        "Qwen__Qwen2.5-VL-3B-Instruct": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "allenai__olmOCR-2-7B-1025-FP8": [("L40S", 1), ("H100-80GB", 1), ("RTX 4090", 1), ("H200", 1)],
+    },
     "Qwen3VLForConditionalGeneration": {
         "Qwen__Qwen3-VL-32B-Instruct": [("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1)],
         "Qwen__Qwen3-VL-32B-Thinking": [("H100-80GB", 2), ("L40S", 4), ("H200", 2)],

@@ -91,6 +91,7 @@ class ArchitectureLayout:
     # the class's own default --attention-backend on (SM100, SM80 and newer, older) when the user gives none
     attention_backend_by_sm: Tuple[str, ...] = ()
     multimodal: bool = False
+    vision_tower: str = "qwen3_vl"  # the ViT a multimodal class builds (weights._VISION_TOWERS)
     ffn_default_multiple: int = 0
     position_rows_offset: int = -1
     embed_dim_key: str = ""
@@ -328,6 +329,9 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Qwen3VLForConditionalGeneration": _dense("qwen3_vl.py", qk_norm="head", multimodal=True),
     # qwen3_vl_moe.py: Qwen3MoeLLMModel (Qwen3-MoE's decoder, text_config) under the same ViT
     "Qwen3VLMoeForConditionalGeneration": _moe("qwen3_vl_moe.py", qk_norm="head", multimodal=True),
+    # qwen2_5_vl.py: Qwen2Model (qkv bias, o_proj none) under the Qwen2.5-VL ViT (window attention, RMSNorm, gated
+    # MLP), lm_head = embed_tokens when tie_word_embeddings
+    "Qwen2_5_VLForConditionalGeneration": _dense("qwen2_5_vl.py", qkv_bias=True, o_bias=False, multimodal=True, vision_tower="qwen2_5_vl"),
     "Qwen3_5ForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),

@@ -46,7 +46,9 @@ class QuantSpec:
     """How the checkpoint stores linear weights."""
 
     method: Optional[str] = None  # fp8 | awq | gptq | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4 | compressed-tensors
-    block: Optional[Tuple[int, int]] = None  # fp8 block size; None = per-tensor
+    block: Optional[Tuple[int, int]] = None  # fp8 block size; None = per-tensor (or per-channel, below)
+    # compressed-tensors FP8 with strategy "channel": a float32 scale per output row (ChannelQuantScaleParameter)
+    channel_scales: bool = False
     bits: int = 16
     group_size: int = 128
     not_converted: Tuple[str, ...] = ()  # module-name patterns left in the model dtype
@@ -353,16 +355,21 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
         )
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        bits = 16
+        bits, strategy, block = 16, "", None
         for g in groups.values():
             w = (g or {}).get("weights") or {}
             if w.get("num_bits"):
                 bits = int(w["num_bits"])
+                strategy = str(w.get("strategy") or "").lower()
+                structure = w.get("block_structure")
+                whole = isinstance(structure, list) and len(structure) == 2 and all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in structure)
+                block = tuple(structure) if strategy == "block" and whole else None
         kv = qc.get("kv_cache_scheme") or {}
         return QuantSpec(
             method="fp8" if bits == 8 else ("gptq" if bits == 4 else None),
             bits=bits,
-            block=None,
+            block=block,
+            channel_scales=bits == 8 and strategy == "channel",
             not_converted=tuple(qc.get("ignore") or ()),
             kv_cache_fp8=kv.get("num_bits") == 8,
         )

@@ -97,7 +97,10 @@ def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
         per = n * spec.dtype_bytes
     elif algo == "fp8":
         block = spec.quant.block
-        scales = math.ceil(lin.out / block[0]) * math.ceil(lin.inp / block[1]) * 4 if block else 4
+        if block:
+            scales = math.ceil(lin.out / block[0]) * math.ceil(lin.inp / block[1]) * 4
+        else:
+            scales = lin.out * 4 if spec.quant.channel_scales else 4
         per = n + scales
     elif algo == "modelopt_fp8":
         per = n + 8
@@ -304,15 +307,10 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
     return out
 
 
-def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
-    """The Qwen3-VL ViT (models/qwen3_vl.py Qwen3VLMoeVisionModel, also Qwen3.5/3.6's), TP-sharded
-    (``mm_enable_dp_encoder`` is off): patch embedding, blocks, the merger and one deepstack merger per
-    ``deepstack_visual_indexes`` entry (its LayerNorm after the 2x2 shuffle, over the merged width)."""
-    v = spec.vision or {}
-    if not v:
-        return []
-    if spec.vision_replicated:
-        tp = 1
+def _qwen3_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """The Qwen3-VL ViT (models/qwen3_vl.py Qwen3VLMoeVisionModel, also Qwen3.5/3.6's), built without the quant
+    config: patch embedding, blocks, the merger and one deepstack merger per ``deepstack_visual_indexes`` entry (its
+    LayerNorm after the 2x2 shuffle, over the merged width)."""
     h = int(v.get("hidden_size", 1152))
     depth = int(v.get("depth") or v.get("num_hidden_layers") or 27)
     inter = int(v.get("intermediate_size", 4304))
@@ -348,6 +346,50 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
             Linear(None, f"visual.deepstack_merger_list.{d}.fc2", out_h, m // tp, quantizable=False, bias=out_h),
         ]
     return rows
+
+
+def _qwen2_5_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """The Qwen2.5-VL ViT (models/qwen2_5_vl.py Qwen2_5_VisionTransformer), built with the checkpoint's quant config
+    (its ``ignore`` list names the modules left in the model dtype): a Conv3d patch embedding without bias, no
+    position table (2-D rotary), blocks of two RMSNorms, qkv/proj with bias and a gated SiLU MLP with bias whose
+    width is ``intermediate_size`` rounded up to 8, and the merger (``ln_q`` RMSNorm over the ViT width, then
+    ``mlp.0``/``mlp.2`` with bias over the 2x2-merged width)."""
+    h = int(v.get("hidden_size", 1280))
+    depth = int(v.get("depth") or 32)
+    inter = (int(v.get("intermediate_size", 3420)) + 7) // 8 * 8
+    patch = int(v.get("patch_size", 14))
+    tpatch = int(v.get("temporal_patch_size", 2))
+    chans = int(v.get("in_channels") or v.get("in_chans") or 3)
+    merge = int(v.get("spatial_merge_size", 2))
+    out_h = int(v.get("out_hidden_size", spec.hidden_size))
+    m = h * merge * merge
+    rows = [Linear(None, "visual.patch_embed.proj", h, chans * tpatch * patch * patch, quantizable=False)]
+    for b in range(depth):
+        rows += [
+            Linear(None, f"visual.blocks.{b}.norms", 2 * h, 1, quantizable=False),
+            Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * h // tp, h, bias=3 * h // tp),
+            Linear(None, f"visual.blocks.{b}.attn.proj", h, h // tp, bias=h),
+            Linear(None, f"visual.blocks.{b}.mlp.gate_proj", inter // tp, h, bias=inter // tp),
+            Linear(None, f"visual.blocks.{b}.mlp.up_proj", inter // tp, h, bias=inter // tp),
+            Linear(None, f"visual.blocks.{b}.mlp.down_proj", h, inter // tp, bias=h),
+        ]
+    return rows + [
+        Linear(None, "visual.merger.ln_q", h, 1, quantizable=False),
+        Linear(None, "visual.merger.mlp.0", m // tp, m, bias=m // tp),
+        Linear(None, "visual.merger.mlp.2", out_h, m // tp, bias=out_h),
+    ]
+
+
+# The ViT each multimodal layout's ``vision_tower`` names.
+_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision}
+
+
+def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
+    """The rank's vision-tower rows, TP-sharded unless ``--mm-enable-dp-encoder`` replicates the ViT."""
+    v = spec.vision or {}
+    if not v:
+        return []
+    return _VISION_TOWERS[spec.layout.vision_tower](v, spec, 1 if spec.vision_replicated else tp)
 
 
 _EMBED_ROWS = ("embed_tokens", "project_in", "project_out", "embed_positions")

@@ -18,6 +18,8 @@
   nested in InternVL's) is not one: its type loads only through the checkpoint's own code;
 * ``quantization_methods``: the keys of ``layers/quantization`` ``QUANTIZATION_METHODS`` on a CUDA build, in order:
   ``ModelConfig._verify_quantization`` refuses any other ``quant_method`` with "Unknown quantization method";
+* ``multimodal_graph_archs``: ``configs/model_config.py``'s ``multimodal_{piecewise,breakable}_cuda_graph_supported_
+  model_archs``, the multimodal classes that keep prefill CUDA graphs (every other multimodal class loses them);
 * ``transformers``: the version the wheel pins (``sglang-releases.json``), the ``model_type`` keys of that
   transformers' ``CONFIG_MAPPING_NAMES`` and its causal-LM classes (``models/auto``, read with ast from its wheel):
   a config whose ``auto_map`` names custom code and whose type neither SGLang nor transformers knows loads only
@@ -399,6 +401,24 @@ def cuda_quantization_methods(tree: ast.Module) -> list[str]:
     return keys
 
 
+MULTIMODAL_GRAPH_LISTS = {
+    "piecewise": "multimodal_piecewise_cuda_graph_supported_model_archs",
+    "breakable": "multimodal_breakable_cuda_graph_supported_model_archs",
+}
+
+
+def multimodal_graph_archs(tree: ast.Module) -> dict[str, list[str]]:
+    """``configs/model_config.py``'s allowlists of multimodal classes that keep prefill CUDA graphs of each kind (the
+    others lose them); a release without a list has none."""
+    out: dict[str, list[str]] = {kind: [] for kind in MULTIMODAL_GRAPH_LISTS}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.List):
+            for kind, name in MULTIMODAL_GRAPH_LISTS.items():
+                if any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+                    out[kind] = sorted({e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)})
+    return out
+
+
 def _pinned_transformers(version: str) -> str:
     pins = json.loads((DATA / "sglang-releases.json").read_text())
     return next(r["transformers"] for r in pins["releases"] if r["version"] == version)
@@ -437,6 +457,7 @@ def build_catalog(version: str) -> dict:
         "special_cased": {name: sorted(where) for name, where in sorted(special.items())},
         "config_model_types": config_model_types(config_trees, set(transformers["model_types"])),
         "quantization_methods": quantization_methods,
+        "multimodal_graph_archs": multimodal_graph_archs(config_trees["configs/model_config.py"]),
         "transformers": transformers,
     }
 

@@ -275,6 +275,12 @@ ARCH_MODELS = {
         "Qwen__Qwen2.5-VL-3B-Instruct": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
         "allenai__olmOCR-2-7B-1025-FP8": [("L40S", 1), ("H100-80GB", 1), ("RTX 4090", 1), ("H200", 1)],
     },
+    "KimiK25ForConditionalGeneration": {
+        "moonshotai__Kimi-K2.5": [("H200", 8), ("H100-80GB", 8)],
+        "nvidia__Kimi-K2.5-NVFP4": [("H200", 4), ("H200", 8), ("H100-80GB", 8)],
+        "nvidia__Kimi-K2.6-NVFP4": [("H200", 8), ("H200", 4)],
+        "nvidia__Kimi-K2.7-Code-NVFP4": [("H200", 8), ("H100-80GB", 8)],
+    },
     "Qwen3VLForConditionalGeneration": {
         "Qwen__Qwen3-VL-32B-Instruct": [("H100-80GB", 1), ("RTX A6000", 2), ("A100-80GB", 2), ("H200", 1)],
         "Qwen__Qwen3-VL-32B-Thinking": [("H100-80GB", 2), ("L40S", 4), ("H200", 2)],

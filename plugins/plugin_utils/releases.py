@@ -196,7 +196,6 @@ _SIZING_0_5_23 = SizingBehaviour(
         capped_by_context=False,
         # arg_groups/cuda_graph_hook.py disable_breakable_cudagraph_if_incompatible (the same rules since 0.5.18)
         auto_off=profiles.breakable_graphs_auto_off(
-            frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
             lora_and_dp_attention=False,
             validated_a2a=frozenset({"none", "deepep", "megamoe", "flashinfer"}),
             mla=False,
@@ -313,7 +312,6 @@ _SIZING_0_5_17 = replace(
     prefill_graphs=replace(
         _SIZING_0_5_18.prefill_graphs,
         auto_off=profiles.breakable_graphs_auto_off(
-            frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
             lora_and_dp_attention=False,
             nemotron_h=True,
             validated_a2a=frozenset({"none", "deepep", "megamoe", "flashinfer"}),
@@ -330,8 +328,7 @@ _SIZING_0_5_16 = replace(
     prefill_graphs=replace(
         _SIZING_0_5_17.prefill_graphs,
         capped_by_context=True,
-        # configs/model_config.py multimodal_breakable_cuda_graph_supported_model_archs
-        auto_off=profiles.breakable_graphs_auto_off(frozenset({"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"})),
+        auto_off=profiles.breakable_graphs_auto_off(),
     ),
     trtllm_mha_page_sizes=(16, 32, 64),
     mamba_skip_decode_lock_env=False,
@@ -344,8 +341,8 @@ _SIZING_0_5_16 = replace(
 _SIZING_0_5_15 = replace(
     _SIZING_0_5_16,
     messages=replace(_SIZING_0_5_16.messages, swa_pool_below_window=None),
-    prefill_graphs=replace(_SIZING_0_5_16.prefill_graphs, auto_off=profiles.breakable_graphs_auto_off(frozenset())),
-)  # every multimodal model
+    prefill_graphs=replace(_SIZING_0_5_16.prefill_graphs, auto_off=profiles.breakable_graphs_auto_off()),
+)  # its catalog allowlists no multimodal model
 # 0.5.14: ModelOpt MIXED_PRECISION always loads as w4afp8 (the NVFP4-layer check is new in 0.5.15,
 # configs/model_config.py:1155); the default fraction prices the decode graphs even when they are not captured
 # (server_args.py:3284-3285;
@@ -360,7 +357,6 @@ _SIZING_0_5_14 = replace(
         auto_off=profiles.piecewise_graphs_auto_off(
             frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "Qwen3NextForCausalLM", "BailingMoeV2_5ForCausalLM", "LLaDAModelLM"}),
             with_speculation=False,
-            multimodal_ok=frozenset({"Cohere2VisionForConditionalGeneration"}),
         ),
     ),
 )

@@ -91,7 +91,12 @@ class ArchitectureLayout:
     # the class's own default --attention-backend on (SM100, SM80 and newer, older) when the user gives none
     attention_backend_by_sm: Tuple[str, ...] = ()
     multimodal: bool = False
+    # the shared expert's module name, which ignore lists match (qwen2_moe.py's shared_expert; DeepSeek-style
+    # classes' shared_experts)
+    shared_expert_prefix: str = "mlp.shared_expert"
     vision_tower: str = "qwen3_vl"  # the ViT a multimodal class builds (weights._VISION_TOWERS)
+    # defaults of SGLang's own vision config class, for the fields a config.json leaves out
+    vision_defaults: Tuple[Tuple[str, Any], ...] = ()
     ffn_default_multiple: int = 0
     position_rows_offset: int = -1
     embed_dim_key: str = ""
@@ -110,6 +115,7 @@ def _moe(module: str, **kw: Any) -> ArchitectureLayout:
 # SGLang 0.5.23 ``srt/models`` module of each class (the same class exists in 0.5.9 unless noted in the release's
 # architecture catalog). Layout facts cite the module that builds them.
 _LLAMA_BIAS = ("attention_bias", "bias")  # llama.py: bias=getattr(config, "attention_bias", False) or "bias"
+_SHARED_EXPERTS = "mlp.shared_experts"  # deepseek_v2.py, glm4_moe.py, nemotron_h.py: self.shared_experts
 
 # GPT-2 style field names (GPT2Config / GPTJConfig / GPTBigCodeConfig attribute_map)
 _GPT2_NAMES = (
@@ -319,9 +325,30 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # minimax_m2.py: the gate is ReplicatedLinear(params_dtype=torch.float32) in every registry release
     "MiniMaxM2ForCausalLM": _moe("minimax_m2.py", qk_norm="projection", router_float32=True),
     # glm4_moe.py Glm4MoeGate: float32 weight (GLM4_MOE_GATE_MODEL_DTYPE releases: the model dtype)
-    "Glm4MoeForCausalLM": _moe("glm4_moe.py", router_float32=True),
-    "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
-    "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py"),
+    "Glm4MoeForCausalLM": _moe("glm4_moe.py", router_float32=True, shared_expert_prefix=_SHARED_EXPERTS),
+    "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
+    "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
+    # kimi_k25.py: DeepseekV3ForCausalLM over text_config under MoonViT and its projector
+    # (configs/kimi_k25.py KimiK25VisionConfig reads num_hidden_layers, hidden_size, ... with its own defaults; the
+    # checkpoints' vt_* keys are kept as extra attributes, and only the projector reads vt_hidden_size)
+    "KimiK25ForConditionalGeneration": ArchitectureLayout(
+        family="mla",
+        module="kimi_k25.py",
+        shared_expert_prefix=_SHARED_EXPERTS,
+        multimodal=True,
+        vision_tower="moonvit",
+        vision_defaults=(
+            ("patch_size", 14),
+            ("init_pos_emb_height", 64),
+            ("init_pos_emb_width", 64),
+            ("num_attention_heads", 16),
+            ("num_hidden_layers", 27),
+            ("hidden_size", 1152),
+            ("intermediate_size", 4304),
+            ("merge_kernel_size", (2, 2)),
+            ("text_hidden_size", 7168),
+        ),
+    ),
     "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
     "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head", shared_expert_gate=True),
     # qwen3_vl.py: Qwen3LLMModel (Qwen3's decoder) under the Qwen3-VL ViT, which adds one deepstack merger per
@@ -336,7 +363,9 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
     "Qwen3_5MoeForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
-    "NemotronHForCausalLM": ArchitectureLayout(family="mamba2", module="nemotron_h.py", gated_mlp=False, norms_per_layer=1),
+    "NemotronHForCausalLM": ArchitectureLayout(
+        family="mamba2", module="nemotron_h.py", gated_mlp=False, norms_per_layer=1, shared_expert_prefix=_SHARED_EXPERTS
+    ),
 }
 
 # Config keys that mean a layer kind or tower the generic layout does not describe (state-space or linear
@@ -400,6 +429,8 @@ class ReleaseArchitectures:
     special_cased: Dict[str, Tuple[str, ...]]
     config_model_types: Dict[str, str]
     quantization_methods: Tuple[str, ...]
+    multimodal_piecewise_graph_archs: frozenset
+    multimodal_breakable_graph_archs: frozenset
     transformers_version: str
     transformers_model_types: frozenset
     transformers_causal_lm_classes: frozenset
@@ -421,6 +452,8 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         special_cased={k: tuple(v) for k, v in data["special_cased"].items()},
         config_model_types=data["config_model_types"],
         quantization_methods=tuple(data["quantization_methods"]),
+        multimodal_piecewise_graph_archs=frozenset(data["multimodal_graph_archs"]["piecewise"]),
+        multimodal_breakable_graph_archs=frozenset(data["multimodal_graph_archs"]["breakable"]),
         transformers_version=data["transformers"]["version"],
         transformers_model_types=frozenset(data["transformers"]["model_types"]),
         transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),

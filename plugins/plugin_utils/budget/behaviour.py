@@ -29,7 +29,7 @@ class PrefillGraphScheme:
     backend_flag: Optional[str]  # graphs unless this flag is "disabled" (--cuda-graph-backend-prefill)
     capped_by_max_total_tokens: bool  # the default size is capped by --max-total-tokens
     capped_by_context: bool  # an explicit --context-length caps the size
-    auto_off: Optional[Callable[..., bool]] = None  # (spec, args) -> the release turns them off by itself
+    auto_off: Optional[Callable[..., bool]] = None  # (spec, args, algo, catalog) -> the release turns them off by itself
 
 
 @dataclass(frozen=True)

@@ -229,6 +229,20 @@ def _weights(
     return wb
 
 
+_TRTLLM_MOE_RUNNERS = ("flashinfer_trtllm", "flashinfer_trtllm_routed", "flashinfer_megamoe")
+
+
+def trtllm_fp4_moe(spec: ModelSpec, args: Dict[str, Any], sm: int) -> bool:
+    """Whether an NVFP4 MoE runs on the flashinfer TRT-LLM (or MegaMoE) runner, which needs no swizzled copy of the
+    expert block scales: asked for, or chosen by the DeepSeek-family default on Blackwell (0.5.9 server_args.py,
+    0.5.23 arg_groups/overrides.py _deepseek_moe_quant_resolution: sm100, no a2a backend, runner auto)."""
+    backend = str(args.get("moe_runner_backend") or "auto")
+    if backend in _TRTLLM_MOE_RUNNERS:
+        return True
+    auto_deepseek = backend == "auto" and spec.family == "mla" and sm in (100, 103)
+    return auto_deepseek and str(args.get("moe_a2a_backend") or "none") == "none"
+
+
 def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], release: SGLangRelease, sm: int) -> Tuple[int, int]:
     """Padding of GPT-OSS MXFP4 expert weights when the FlashInfer MXFP4 MoE kernel is chosen (Blackwell):
     ``FusedMoE`` rounds the hidden size to 256, ``Mxfp4MoEMethod.create_weights`` the per-rank intermediate
@@ -261,6 +275,7 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
     # transformers 5 keeps Gemma 3's RoPE settings per layer type (rope_parameters), so get_context_length finds no
     # rope_scaling factor to apply
     unscaled = spec.layout.rope_layout == "local_global_unscaled" and release.sizing.gemma3_rope_per_layer_type
+    unswizzled = spec.fp4_moe_swizzled_scales and trtllm_fp4_moe(spec, args, sm)
     if (
         dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16")
         and not online
@@ -268,9 +283,10 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
         and not dp_encoder
         and moe_pad == (0, 0)
         and not unscaled
+        and not unswizzled
     ):
         return spec
-    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad, unscaled)
+    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad, unscaled, unswizzled)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
         cached = replace(
@@ -281,6 +297,7 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
             vision=None if lm_only else spec.vision,
             vision_replicated=dp_encoder,
             moe_pad=moe_pad,
+            fp4_moe_swizzled_scales=spec.fp4_moe_swizzled_scales and not unswizzled,
             derived_context_len=derive_context_length({k: v for k, v in spec.raw_text_config.items() if k != "rope_scaling"})
             if unscaled
             else spec.derived_context_len,

@@ -45,10 +45,11 @@ _CONTEXT_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_
 class QuantSpec:
     """How the checkpoint stores linear weights."""
 
-    method: Optional[str] = None  # fp8 | awq | gptq | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4 | compressed-tensors
+    method: Optional[str] = None  # fp8 | awq | gptq | ct_wna16 | modelopt_fp8 | modelopt_fp4 | modelopt_mixed | mxfp4
     block: Optional[Tuple[int, int]] = None  # fp8 block size; None = per-tensor (or per-channel, below)
     # compressed-tensors FP8 with strategy "channel": a float32 scale per output row (ChannelQuantScaleParameter)
     channel_scales: bool = False
+    symmetric: bool = True  # compressed-tensors WNA16: no zero points
     bits: int = 16
     group_size: int = 128
     not_converted: Tuple[str, ...] = ()  # module-name patterns left in the model dtype
@@ -68,6 +69,10 @@ class QuantSpec:
             return None
         full = name if layer is None else f"layers.{layer}.{name}"
         for pat in self.not_converted:
+            if pat.startswith("re:"):  # compressed-tensors: a regex over the module's name (utils.py check_equal_or_regex_match)
+                if re.match(pat[3:], full) or re.match(pat[3:], "model." + full):
+                    return None
+                continue
             pat = re.sub(r"^(model\.)?(language_model\.)?(model\.)?", "", pat)  # checkpoint prefixes
             rx = re.escape(pat).replace(r"\*", r"[^.]*")
             if re.search(r"(^|\.)" + rx + r"($|\.)", full) or pat == name.rsplit(".", 1)[-1]:
@@ -184,6 +189,8 @@ class ModelSpec:
     vision: Optional[Dict[str, Any]] = None
     vision_replicated: bool = False  # --mm-enable-dp-encoder: the ViT is not split over TP
     moe_pad: Tuple[int, int] = (0, 0)  # (hidden, per-rank intermediate) alignment of padded MoE weights
+    # NVFP4 experts keep a swizzled copy of their block scales (all but the TRT-LLM MoE runner)
+    fp4_moe_swizzled_scales: bool = True
     config_language_model_only: bool = False  # checkpoint declares language_model_only (0.5.23 reads it)
     quant: QuantSpec = field(default_factory=QuantSpec)
     layout: ArchitectureLayout = field(default_factory=lambda: VERIFIED["LlamaForCausalLM"], repr=False)
@@ -351,20 +358,31 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
             bits=4 if "FP4" in algo else 8,
             group_size=16,
             not_converted=skip + tuple(qc.get("exclude_modules") or ()),
-            kv_cache_fp8=kv_fp8,
+            kv_cache_fp8=_modelopt_flat_kv_fp8(qc, kv_fp8),
         )
     if method == "compressed-tensors":
         groups = qc.get("config_groups") or {}
-        bits, strategy, block = 16, "", None
+        bits, strategy, block, weights = 16, "", None, {}
         for g in groups.values():
             w = (g or {}).get("weights") or {}
             if w.get("num_bits"):
+                weights = dict(w, input_activations=(g or {}).get("input_activations"))
                 bits = int(w["num_bits"])
                 strategy = str(w.get("strategy") or "").lower()
                 structure = w.get("block_structure")
                 whole = isinstance(structure, list) and len(structure) == 2 and all(isinstance(b, int) and not isinstance(b, bool) and b > 0 for b in structure)
                 block = tuple(structure) if strategy == "block" and whole else None
         kv = qc.get("kv_cache_scheme") or {}
+        if bits in (4, 8) and weights.get("type") == "int" and not (weights.get("input_activations") or {}):
+            # W4A16/W8A16 (CompressedTensorsWNA16, its Marlin MoE scheme)
+            return QuantSpec(
+                method="ct_wna16",
+                bits=bits,
+                group_size=int(weights.get("group_size") or -1),
+                not_converted=tuple(qc.get("ignore") or ()),
+                kv_cache_fp8=kv.get("num_bits") == 8,
+                symmetric=weights.get("symmetric", True) is not False,
+            )
         return QuantSpec(
             method="fp8" if bits == 8 else ("gptq" if bits == 4 else None),
             bits=bits,
@@ -374,6 +392,17 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
             kv_cache_fp8=kv.get("num_bits") == 8,
         )
     return QuantSpec(unmodelled_method=method, not_converted=skip, kv_cache_fp8=kv_fp8)
+
+
+def _modelopt_flat_kv_fp8(qc: Dict[str, Any], kv_cache_quant_algo_fp8: bool) -> bool:
+    """A flat (config.json) ModelOpt config's FP8 KV cache (modelopt_quant.py from_config, 0.5.9-0.5.23): a
+    ``kv_cache_scheme`` dict of type float and 8 bits, or the scheme name FP8, wins over ``kv_cache_quant_algo``."""
+    scheme = qc.get("kv_cache_scheme")
+    if isinstance(scheme, dict):
+        return scheme.get("type") == "float" and scheme.get("num_bits") == 8
+    if isinstance(scheme, str):
+        return scheme.strip().upper() == "FP8"
+    return kv_cache_quant_algo_fp8
 
 
 def unmodelled_quant_error(method: str) -> BudgetInputError:
@@ -613,7 +642,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         num_nextn_predict_layers=text.get("num_nextn_predict_layers"),
         mtp_num_hidden_layers=int(text.get("mtp_num_hidden_layers") or 0),
         is_multimodal=layout.multimodal,
-        vision=config.get("vision_config") if layout.multimodal else None,
+        vision={**dict(layout.vision_defaults), **(config.get("vision_config") or {})} if layout.multimodal else None,
         config_language_model_only=bool(config.get("language_model_only", False)),
     )
     ffn = "dense"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
+from .architectures import ReleaseArchitectures, release_architectures
 from .behaviour import PrefillGraphScheme, SizingBehaviour
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
@@ -138,8 +139,9 @@ def mla_prefill_graph_tokens_chunk_upto_8192(chunked_prefill_size: int) -> int:
     return min(8192, chunked_prefill_size)
 
 
-def prefill_graphs_off(scheme: PrefillGraphScheme, spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
-    """Whether the release captures no prefill (piecewise) CUDA graphs for this launch."""
+def prefill_graphs_off(scheme: PrefillGraphScheme, spec: ModelSpec, args: Dict[str, Any], algo: Optional[str], catalog: ReleaseArchitectures) -> bool:
+    """Whether the release captures no prefill (piecewise) CUDA graphs for this launch; ``catalog`` holds the
+    release's multimodal allowlists."""
     if scheme.opt_in_flag is not None:
         return not args.get(scheme.opt_in_flag)
     if args.get("disable_cuda_graph") and scheme.backend_flag is not None:
@@ -148,7 +150,7 @@ def prefill_graphs_off(scheme: PrefillGraphScheme, spec: ModelSpec, args: Dict[s
         return True
     if scheme.backend_flag is not None and str(args.get(scheme.backend_flag) or "") == "disabled":
         return True
-    return scheme.auto_off is not None and scheme.auto_off(spec, args, algo)
+    return scheme.auto_off is not None and scheme.auto_off(spec, args, algo, catalog)
 
 
 def prefill_graph_max_tokens(b: SizingBehaviour, spec: ModelSpec, args: Dict[str, Any], chunk: int) -> int:
@@ -180,15 +182,16 @@ _PIECEWISE_OFF_FLAGS = (
 )
 
 
-def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool, multimodal_ok: FrozenSet[str] = frozenset()) -> Callable[..., bool]:
+def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool) -> Callable[..., bool]:
     """``_handle_piecewise_cuda_graph`` of 0.5.10-0.5.13 and the tc_piecewise rules of 0.5.14
-    (``_disable_tc_piecewise_cudagraph_if_incompatible``): disabled archs, multimodal models (but those in
-    ``multimodal_ok``), and the switches above (``with_speculation``: speculative decoding too, as in 0.5.10)."""
+    (``_disable_tc_piecewise_cudagraph_if_incompatible``): disabled archs, multimodal models (but the release's
+    ``multimodal_piecewise_cuda_graph_supported_model_archs``), and the switches above (``with_speculation``:
+    speculative decoding too, as in 0.5.10)."""
 
-    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
+    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str], catalog: ReleaseArchitectures) -> bool:
         if args.get("enforce_piecewise_cuda_graph"):
             return False
-        multimodal = spec.is_multimodal and spec.architecture not in multimodal_ok
+        multimodal = spec.is_multimodal and spec.architecture not in catalog.multimodal_piecewise_graph_archs
         if spec.architecture in archs or multimodal or (with_speculation and algo is not None):
             return True
         if any(args.get(flag) for flag in _PIECEWISE_OFF_FLAGS) or int(args.get("pp_size") or 1) > 1:
@@ -203,7 +206,6 @@ def piecewise_graphs_auto_off(archs: FrozenSet[str], with_speculation: bool, mul
 
 
 def breakable_graphs_auto_off(
-    multimodal_ok: FrozenSet[str],
     lora_and_dp_attention: bool = True,
     nemotron_h: bool = False,
     validated_a2a: FrozenSet[str] = frozenset({"none"}),
@@ -213,10 +215,10 @@ def breakable_graphs_auto_off(
     CUDA: 0.5.15-0.5.16 (0.5.16 server_args.py:3763-3814; also LoRA and DP attention), 0.5.17 (server_args.py,
     ``nemotron_h``: the hybrid Mamba2 prefill, and only the unvalidated a2a backends), and 0.5.18 on (``mla`` off:
     0.5.18 server_args.py:4666-4715, from 0.5.20 arg_groups/cuda_graph_hook.py). Multimodal models but those in
-    ``multimodal_ok`` (``multimodal_breakable_cuda_graph_supported_model_archs``), DeepSeek-V4 and context
+    the release's ``multimodal_breakable_cuda_graph_supported_model_archs``, DeepSeek-V4 and context
     parallelism are refused by all; MLA but DSA by the releases with ``mla``."""
 
-    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str]) -> bool:
+    def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str], catalog: ReleaseArchitectures) -> bool:
         if (mla and spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
             return True
         if nemotron_h and spec.architecture.startswith("NemotronH"):
@@ -225,7 +227,9 @@ def breakable_graphs_auto_off(
             return True
         if int(args.get("attn_cp_size") or 1) > 1 or int(args.get("dcp_size") or 1) > 1 or args.get("enable_two_batch_overlap"):
             return True
-        return str(args.get("moe_a2a_backend") or "none") not in validated_a2a or (spec.is_multimodal and spec.architecture not in multimodal_ok)
+        return str(args.get("moe_a2a_backend") or "none") not in validated_a2a or (
+            spec.is_multimodal and spec.architecture not in catalog.multimodal_breakable_graph_archs
+        )
 
     return auto_off
 
@@ -537,7 +541,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or (
         b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled"
     )
-    prefill_graph_off = prefill_graphs_off(b.prefill_graphs, spec, args, algo)
+    prefill_graph_off = prefill_graphs_off(b.prefill_graphs, spec, args, algo, release_architectures(release.version))
     graph_bs = _decode_graph_bs(max_bs, spec_on, b.decode_graph_bs_includes_max)
     prefill_sizes = 0
     if not prefill_graph_off:

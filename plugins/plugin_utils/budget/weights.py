@@ -110,13 +110,37 @@ def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
         per = n * spec.quant.bits / 8 + groups * lin.out * spec.quant.bits / 8 + groups * lin.out * 2
         if algo == "gptq":
             per += lin.inp * 4
+    elif algo == "ct_wna16":
+        per = _wna16_bytes(lin, spec)
     elif algo == "modelopt_fp4":
         per = n / 2 + n / 16 + 8
+        if lin.count > 1 and spec.fp4_moe_swizzled_scales:
+            # ModelOptNvFp4FusedMoEMethod.create_weights: a swizzled copy of the block scales (rows padded to 128,
+            # scale columns to 4) beside them, unless the flashinfer TRT-LLM (or MegaMoE) runner aliases it
+            per += _pad(lin.out, 128) * _pad(lin.inp // 16, 4)
     elif algo == "mxfp4":
         per = n / 2 + n / 32
     else:
         per = n * spec.dtype_bytes
     return (per + bias) * lin.count
+
+
+def _wna16_bytes(lin: Linear, spec: ModelSpec) -> float:
+    """compressed-tensors W4A16/W8A16: packed int32 weights and a model-dtype scale per group (a zero point per group
+    too when asymmetric). A dense module keeps its int64 weight_shape; an expert (CompressedTensorsWNA16MoEMethod)
+    a float32 one and, whatever the actorder, int32 g_idx and sort indices over its input, once per fused w13
+    (counted on gate_proj) and once for w2."""
+    q = spec.quant
+    g = q.group_size if q.group_size > 0 else lin.inp
+    groups = math.ceil(lin.inp / g)
+    per = lin.out * lin.inp * q.bits / 8 + groups * lin.out * spec.dtype_bytes
+    if not q.symmetric:
+        per += groups * lin.out * q.bits / 8
+    if lin.count == 1:
+        return per + 16
+    if lin.name.endswith("up_proj"):
+        return per
+    return per + 8 + 2 * lin.inp * 4
 
 
 def _norm(layer: Optional[int], name: str, size: int) -> Linear:
@@ -239,7 +263,7 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
         experts = [replace(lin, quantizable=False) for lin in experts]
     out += experts
     if spec.shared_expert_intermediate_size:
-        out += _mlp(spec, i, spec.shared_expert_intermediate_size, tp, prefix="mlp.shared_expert")
+        out += _mlp(spec, i, spec.shared_expert_intermediate_size, tp, prefix=spec.layout.shared_expert_prefix)
         if spec.layout.shared_expert_gate:
             out.append(Linear(i, "mlp.shared_expert_gate", 1, h, quantizable=False))
     return out
@@ -380,8 +404,43 @@ def _qwen2_5_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Line
     ]
 
 
+def _moonvit_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """Kimi-K2.5's MoonViT (models/kimi_k25.py MoonViT3dPretrainedModel) and its K2VLMultiModalProjector, built
+    without the quant config (but a ModelSlim one) and cast to the model dtype, its dimensions from SGLang's
+    KimiK25VisionConfig (``vision_defaults`` fill what config.json leaves out): a Conv2d patch embedding with bias,
+    a learned ``init_pos_emb_height x init_pos_emb_width`` position table, blocks of two LayerNorms, TP-sharded
+    qkv/proj with bias (VisionAttention) and an MLP2 of plain replicated ``nn.Linear`` with bias, the final
+    LayerNorm, then the projector (LayerNorm, two replicated linears with bias over the 2x2-merged width). The
+    4 x width sin-cos ``time_weight`` buffer (9 KB) is left out."""
+    h, depth, inter = int(v["hidden_size"]), int(v["num_hidden_layers"]), int(v["intermediate_size"])
+    patch = int(v["patch_size"])
+    pos_rows = int(v["init_pos_emb_height"]) * int(v["init_pos_emb_width"])
+    merge_h, merge_w = v["merge_kernel_size"][:2]
+    vt = int(v.get("vt_hidden_size") or h)  # K2VLMultiModalProjector reads vt_hidden_size
+    m = vt * int(merge_h) * int(merge_w)
+    out_h = int(v["text_hidden_size"])
+    rows = [
+        Linear(None, "vision_tower.patch_embed.proj", h, 3 * patch * patch, quantizable=False, bias=h),
+        Linear(None, "vision_tower.patch_embed.pos_emb", pos_rows, h, quantizable=False),
+    ]
+    for b in range(depth):
+        rows += [
+            Linear(None, f"vision_tower.encoder.blocks.{b}.norms", 4 * h, 1, quantizable=False),
+            Linear(None, f"vision_tower.encoder.blocks.{b}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
+            Linear(None, f"vision_tower.encoder.blocks.{b}.attn.proj", h, h // tp, quantizable=False, bias=h),
+            Linear(None, f"vision_tower.encoder.blocks.{b}.mlp.fc0", inter, h, quantizable=False, bias=inter),
+            Linear(None, f"vision_tower.encoder.blocks.{b}.mlp.fc1", h, inter, quantizable=False, bias=h),
+        ]
+    return rows + [
+        Linear(None, "vision_tower.encoder.final_layernorm", 2 * h, 1, quantizable=False),
+        Linear(None, "mm_projector.pre_norm", 2 * vt, 1, quantizable=False),
+        Linear(None, "mm_projector.linear_1", m, m, quantizable=False, bias=m),
+        Linear(None, "mm_projector.linear_2", out_h, m, quantizable=False, bias=out_h),
+    ]
+
+
 # The ViT each multimodal layout's ``vision_tower`` names.
-_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision}
+_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision, "moonvit": _moonvit_vision}
 
 
 def _vision(spec: ModelSpec, tp: int) -> List[Linear]:

@@ -11,6 +11,7 @@ import pytest
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.errors import BudgetInputError
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.architectures import VERIFIED, non_generic_keys, release_architectures, resolve_architecture
 from ansible_collections.llmops.sglang.plugins.plugin_utils.releases import SUPPORTED_VERSIONS, resolve_release
 
@@ -130,7 +131,6 @@ def test_a_generic_prediction_says_so_in_confidence_and_warnings():
 def test_gemma3_embedding_is_whole_on_every_rank_and_its_rope_caches_follow_the_release():
     """models/gemma3_causal.py: Gemma3TextScaledWordEmbedding is an nn.Embedding (not split, not padded); from
     0.5.10 each attention builds get_rope with the local and the global base (two unscaled fp32 caches)."""
-    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import rope_caches, target_linears
 
     cfg = config("Creekside__gemma-3")  # gemma-3-4b's text config: vocab 262208, linear x8
@@ -160,7 +160,6 @@ def test_fields_that_contradict_each_other_are_refused_by_name(change, field):
 
 def test_every_real_config_of_a_verified_class_parses():
     """The consistency checks hold for every real config of the fixtures (they must never refuse a real one)."""
-    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
 
     unmodelled_quant = {"bitsandbytes", "exl2", ""}  # bnb, EXL2 and MLX checkpoints: refused on purpose
     for path in sorted(CONFIGS.glob("*/config.json")):
@@ -189,7 +188,6 @@ def test_custom_code_the_pinned_transformers_lacks_needs_trust_remote_code():
 def test_nemotron_h_layers_block_type_and_latent_moe():
     """configs/nemotron_h.py (0.5.10 on) reads layers_block_type when the pattern string is absent; models/nemotron_h.py
     runs latent-MoE experts at moe_latent_size between two replicated projections."""
-    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec
     from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import target_linears
 
     ultra = config("nvidia__NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16")  # layers_block_type, no num_hidden_layers
@@ -245,3 +243,35 @@ def test_internlm2_loads_only_through_its_remote_code(version):
     arch = trusted["architecture"]
     assert (arch["name"], arch["support"], arch["sglang_module"]) == ("InternLM2ForCausalLM", "verified", "models/internlm2.py")
     assert trusted["confidence"] != "generic" and trusted["budget"]["totals"]["max_total_num_tokens"] > 0
+
+
+def _kimi_weights(name, gpu, args):
+    gpus = [dict(gpu, index=i) for i in range(8)]
+    res = evaluate({"config": config(name)}, gpus, dict({"tp_size": 8, "context_length": 8192}, **args), "0.5.23", with_fixes=False)
+    return res["budget"]["per_gpu"][0]["weights_gib"]
+
+
+def test_nvfp4_experts_keep_swizzled_scales_unless_the_trtllm_runner_takes_them():
+    """ModelOptNvFp4FusedMoEMethod allocates a swizzled copy of each expert's FP8 block scales (1/16 byte per weight)
+    unless the flashinfer TRT-LLM runner aliases them, which the DeepSeek family picks by default on sm100."""
+    hopper = {"name": "NVIDIA H200", "memory_total_mib": 143771, "compute_capability": "9.0"}
+    blackwell = {"name": "NVIDIA B200", "memory_total_mib": 183359, "compute_capability": "10.0"}
+    swizzled = _kimi_weights("nvidia__Kimi-K2.5-NVFP4", hopper, {})
+    asked = _kimi_weights("nvidia__Kimi-K2.5-NVFP4", hopper, {"moe_runner_backend": "flashinfer_trtllm"})
+    by_default = _kimi_weights("nvidia__Kimi-K2.5-NVFP4", blackwell, {})
+    with_a2a = _kimi_weights("nvidia__Kimi-K2.5-NVFP4", blackwell, {"moe_a2a_backend": "deepep", "ep_size": 8})
+    # 60 MoE layers x 384 experts x 3 x 7168 x 2048 weights / 16 per scale byte, over 8 ranks
+    scale_gib = 60 * 384 * 3 * 7168 * 2048 / 16 / 8 / 2**30
+    assert swizzled - asked == pytest.approx(scale_gib, rel=1e-3)
+    assert by_default == pytest.approx(asked, abs=1e-6)
+    assert with_a2a > by_default
+
+
+def test_compressed_tensors_regex_ignores_keep_those_modules_in_the_model_dtype():
+    """Kimi-K2.5's int4 recipe ignores re:.*self_attn.* and re:.*shared_experts.* (compressed-tensors matches "re:"
+    entries as regexes over the module name): only the routed experts are packed, with a bf16 scale per 32."""
+    spec = build_model_spec(config("moonshotai__Kimi-K2.5"))
+    q = spec.quant
+    assert (q.method, q.bits, q.group_size, q.symmetric) == ("ct_wna16", 4, 32, True)
+    assert q.algo_for(3, "self_attn.kv_b_proj") is None and q.algo_for(3, "mlp.shared_experts.down_proj") is None
+    assert q.algo_for(0, "mlp.gate_proj") is None and q.algo_for(3, "mlp.experts.gate_proj") == "ct_wna16"

@@ -167,6 +167,7 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         frozenset({"ModelConfig._verify_quantization", "ModelConfig._parse_modelopt_quant_config"}),
         unread=("srt/layers/quantization/modelopt_quant.py", "srt/layers/quantization/__init__.py"),
     ),
+    SourceArea("modelopt_fp4_min_sm", frozenset(), unread=("srt/layers/quantization/modelopt_quant.py",)),  # ModelOptFp4Config.get_min_capability
     SourceArea("mxfp4_sm100_intermediate_pad", frozenset(), unread=("srt/layers/quantization/mxfp4.py",)),  # Mxfp4MoEMethod.create_weights round_up
     SourceArea(
         "weight_dtype_quirks", frozenset(), unread=("srt/models/qwen3_5.py", "srt/models/qwen3_next.py", "srt/models/glm4_moe.py", "srt/models/nemotron_h.py")
@@ -204,6 +205,24 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
         "large_hopper_vl_serving_archs",
         frozenset({"large_hopper_qwen3_vl_model_type", "expand_multimodal_decode_graph_to_running_limit", "_qwen3vl_hopper_serving_overrides"}),
     ),
+    SourceArea(
+        "dsa",
+        frozenset(
+            {
+                "set_default_nsa_kv_cache_dtype",  # 0.5.9 server_args.py:1129
+                "set_default_nsa_backends",
+                "dsa_kv_cache_dtype_default",  # 0.5.23 arg_groups/overrides.py
+                "dsa_split_backend_resolution",
+                "compute_dsa_indexer_cell_size",  # 0.5.23 pool_configurator.py
+                "calculate_mla_kv_cache_dim",
+                "get_cell_size_per_token",
+                "DeepseekV2AttentionMLA.__init__",  # which layers build an Indexer
+            }
+        ),
+        modules=("srt/arg_groups/model_overrides/deepseek_v2.py",),
+        unread=("srt/layers/attention/dsa/dsa_indexer.py", "srt/layers/attention/nsa/nsa_indexer.py"),
+    ),
+    SourceArea("config_type_fallbacks", frozenset({"get_config", "load_deepseek_v32_model"})),
     SourceArea("mamba_split", frozenset(_MAMBA_POOL)),
     SourceArea("mamba_slots_per_request", frozenset(_MAMBA_POOL + ("_calculate_mamba_ratio",))),  # 0.5.23 kv_cache_configurator.py:3062-3088
     SourceArea("mamba_skip_decode_lock_env", frozenset({"_calculate_mamba_ratio"})),  # 0.5.23 kv_cache_configurator.py:3066

@@ -275,6 +275,17 @@ ARCH_MODELS = {
         "Qwen__Qwen2.5-VL-3B-Instruct": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
         "allenai__olmOCR-2-7B-1025-FP8": [("L40S", 1), ("H100-80GB", 1), ("RTX 4090", 1), ("H200", 1)],
     },
+    "DeepseekV32ForCausalLM": {
+        "deepseek-ai__DeepSeek-V3.2": [("H200", 8), ("H100-80GB", 8)],
+        "nvidia__DeepSeek-V3.2-NVFP4": [("H200", 8), ("H200", 4)],
+    },
+    "GlmMoeDsaForCausalLM": {
+        "zai-org__GLM-5-FP8": [("H200", 8)],
+        "zai-org__GLM-5.1-FP8": [("H200", 8)],
+        "zai-org__GLM-5.2-FP8": [("H200", 8)],
+        "nvidia__GLM-5.1-NVFP4": [("H200", 8), ("H200", 4)],
+        "nvidia__GLM-5.2-NVFP4": [("H200", 8), ("H200", 4)],
+    },
     "KimiK25ForConditionalGeneration": {
         "moonshotai__Kimi-K2.5": [("H200", 8), ("H100-80GB", 8)],
         "nvidia__Kimi-K2.5-NVFP4": [("H200", 4), ("H200", 8), ("H100-80GB", 8)],

@@ -28,6 +28,7 @@ class Harness0521(Harness0522):
     WORKER_CHECKS = {"mrr": "sglang/srt/managers/tp_worker.py:410", "pool": "sglang/srt/managers/tp_worker.py:415"}
     SHIM_VERSIONS = {"flashinfer": "0.6.18"}  # METADATA: flashinfer_python[cu13]==0.6.18
     SHIM_DEEP_GEMM = True  # dsa_backend.py:99-100, reached from models/deepseek_v2.py at import
+    DSA_NUM_SMS_MODULES = ()  # no resolve_num_sms yet (new in 0.5.22)
     # eagle_worker_v2.draft_tp_context's keyword for an attention-DP EAGLE3 draft (0.5.19/0.5.20 have none)
     DRAFT_TP_CONTEXT_KWARGS = {"owns_attention": True}
 

@@ -21,6 +21,7 @@ step whose signature differs between releases is one method.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -57,9 +58,14 @@ class Harness0523(hc.GroupRunner):
     # with SGLang's own SGLANG_ENABLE_JIT_DEEPGEMM=0, the answer its probe
     # (deep_gemm_wrapper/configurer.py) gives in every other venv, where deep_gemm is absent.
     SHIM_DEEP_GEMM = False
+    # The DSA indexer (DeepSeek-V3.2, GLM-5) shapes its schedule metadata with resolve_num_sms(), which calls the
+    # CUDA-only deep_gemm.get_num_sms() unguarded (layers/attention/dsa/utils.py): these modules' binding is
+    # replaced by the device's SM count, which SGLang's own torch path reads instead.
+    DSA_NUM_SMS_MODULES = ("sglang.srt.layers.attention.dsa.dsa_indexer", "sglang.srt.layers.attention.dsa_backend")
 
     def setup(self, gpu_block: dict, pre_gib: float) -> None:
         name, mib, cc, sms = GPUS[gpu_block["name"]]
+        self.sm_count = sms
         shims = self.SHIMS
         if self.SHIM_DEEP_GEMM:
             shims += ("deep_gemm",)
@@ -86,6 +92,9 @@ class Harness0523(hc.GroupRunner):
         from sglang.srt.server_args import prepare_server_args  # noqa: F401
         from sglang.srt.speculative import eagle_worker_v2  # noqa: F401
         import sglang.srt.models.registry  # noqa: F401  (imports every model module once, ~2 s)
+
+        for module in self.DSA_NUM_SMS_MODULES:
+            importlib.import_module(module).resolve_num_sms = lambda sms=self.sm_count: sms
 
         # The one SGLang function replaced: a Triton copy-kernel warm-up that runs
         # after a KV pool is allocated.  It sizes nothing; on meta it cannot run.

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -138,6 +139,7 @@ class Harness059(hc.GroupRunner):
 
     def setup(self, gpu_block: dict, pre_gib: float) -> None:
         name, mib, cc, sms = GPUS[gpu_block["name"]]
+        self.sm_count = sms
         fakedev.shim(*self.SHIMS, versions=self.SHIM_VERSIONS, attrs=self.SHIM_ATTRS)
         fakedev.configure(n_gpus=gpu_block["count"], total_mib=mib, capability=cc, free_bytes=int(pre_gib * GIB), name=name, sm_count=sms)
 
@@ -149,6 +151,11 @@ class Harness059(hc.GroupRunner):
         from sglang.srt.server_args import prepare_server_args  # noqa: F401
         from sglang.srt.configs.model_config import ModelConfig  # noqa: F401
         import sglang.srt.models.registry  # noqa: F401  (imports every model module once)
+        from sglang.srt.layers.attention.nsa import nsa_indexer
+
+        # The NSA indexer (DeepSeek-V3.2) reads the CUDA-only deep_gemm.get_num_sms() at construction
+        # (nsa_indexer.py:174), its failed import bound to the module: a stand-in answers the device's SM count.
+        nsa_indexer.deep_gemm = SimpleNamespace(get_num_sms=lambda sms=self.sm_count: sms)
 
         model_runner.init_distributed_environment = _fake_init_distributed_environment
         model_runner.initialize_model_parallel = _fake_initialize_model_parallel

@@ -17,7 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Dict, Optional, Tuple
 
 from .budget import profiles
-from .budget.behaviour import GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, WEIGHT_DTYPE_QUIRKS, Messages, PrefillGraphScheme, SizingBehaviour
+from .budget.behaviour import (
+    GLM4_MOE_GATE_MODEL_DTYPE,
+    NEMOTRON_H_ROUTER_FLOAT32,
+    WEIGHT_DTYPE_QUIRKS,
+    DsaScheme,
+    Messages,
+    PrefillGraphScheme,
+    SizingBehaviour,
+)
 
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -132,6 +140,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     mamba_extra_buffer_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
     honours_language_model_only=False,
     quant_config_check=profiles.quant_check_modelopt_fp8_only,
+    modelopt_fp4_min_sm=100,  # layers/quantization/modelopt_quant.py:952
     mxfp4_sm100_intermediate_pad=256,
     weight_dtype_quirks=WEIGHT_DTYPE_QUIRKS,
     draft_loaded_before_sizing=False,  # scheduler.py:563-565 builds the draft worker after the target's pools
@@ -140,6 +149,17 @@ _SIZING_0_5_9 = SizingBehaviour(
     swa_request_cap=False,
     multimodal_runtime_reservation=False,
     large_hopper_vl_serving_archs=frozenset(),
+    # server_args.py _set_default_nsa_kv_cache_dtype / _set_default_nsa_backends (:1129-1180), page 64 (:1258),
+    # model_runner_kv_cache_mixin.py:70-79 (an index-K row on every layer), nsa_indexer.py:181-203
+    dsa=DsaScheme(
+        attention_backend="nsa",
+        fp8_sm100_backend="flashmla_kv",
+        indexer_skips_shared_layers=False,
+        index_kpool_pages=False,
+        cell_prices_fp8_row=False,
+        fused_wk_weights_proj=False,
+    ),
+    config_type_fallbacks=frozenset({"deepseek_v32"}),  # utils/hf_transformers_utils.py:178-206, :318-323
     mamba_split=profiles.mamba_split_mixin,
     mamba_slots_per_request=profiles.mamba_slots_per_request_mixin,
     mamba_skip_decode_lock_env=False,
@@ -218,6 +238,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     mamba_extra_buffer_archs=_HYBRID_EXTRA_BUFFER_0_5_23,
     honours_language_model_only=True,  # configs/model_config.py is_lm_only
     quant_config_check=profiles.quant_check_mixed_by_layers,
+    modelopt_fp4_min_sm=80,  # layers/quantization/modelopt_quant.py:1549
     mxfp4_sm100_intermediate_pad=128,
     weight_dtype_quirks=frozenset(),
     draft_loaded_before_sizing=True,
@@ -226,6 +247,18 @@ _SIZING_0_5_23 = SizingBehaviour(
     swa_request_cap=True,  # SWARequestCapPoolConfigurator
     multimodal_runtime_reservation=True,  # kv_cache_configurator.py mm_runtime_reservation_gb
     large_hopper_vl_serving_archs=frozenset({"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"}),
+    # arg_groups/overrides.py _dsa_kv_cache_dtype_default / _dsa_split_backend_resolution, model_overrides/
+    # deepseek_v2.py (page 64 x index_kpool), pool_configurator.py _compute_dsa_indexer_cell_size, models/
+    # deepseek_v2.py (an Indexer only where the layer computes its own top-k), dsa/dsa_indexer.py wk_weights_proj
+    dsa=DsaScheme(
+        attention_backend="dsa",
+        fp8_sm100_backend="trtllm",
+        indexer_skips_shared_layers=True,
+        index_kpool_pages=True,
+        cell_prices_fp8_row=True,
+        fused_wk_weights_proj=True,
+    ),
+    config_type_fallbacks=frozenset(),  # deepseek_v32 is a registered alias (utils/hf_transformers/common.py)
     mamba_split=profiles.mamba_split_configurator,
     mamba_slots_per_request=profiles.mamba_slots_per_request_configurator,
     mamba_skip_decode_lock_env=True,  # environ.py (0.5.17 :982)
@@ -284,7 +317,12 @@ _SIZING_0_5_22 = replace(
 )
 # 0.5.21: the default decode graph max bs is not capped by --max-running-requests (added at 0.5.22
 # memory_hook.py:186-188), and there is no --attn-dp-size (the DP-attention reserve reads dp_size).
-_SIZING_0_5_21 = replace(_SIZING_0_5_22, graph_bs_capped_by_max_running_requests=False, attn_dp_size_flag=False)
+_SIZING_0_5_21 = replace(
+    _SIZING_0_5_22,
+    graph_bs_capped_by_max_running_requests=False,
+    attn_dp_size_flag=False,
+    dsa=replace(_SIZING_0_5_22.dsa, index_kpool_pages=False),  # the 64 x index_kpool page is new in 0.5.22
+)
 # 0.5.20 sizes as 0.5.21: the SWA pool sized from the request cap is SWAChunkCapPoolConfigurator there (0.5.20
 # model_executor/pool_configurator.py:799, the same formula inline; 0.5.21 moves it to compute_swa_request_cap),
 # and the rest of the diff is the ps.* -> self.* refactor.
@@ -305,6 +343,8 @@ _SIZING_0_5_18 = replace(
 # new in 0.5.18 :130) and no --language-model-only.
 _SIZING_0_5_17 = replace(
     _SIZING_0_5_18,
+    # every DSA layer builds an indexer and an index-K row (the shared-top-k skip is new in 0.5.18)
+    dsa=replace(_SIZING_0_5_18.dsa, indexer_skips_shared_layers=False),
     multimodal_runtime_reservation=False,
     honours_language_model_only=False,
     # server_args.py _disable_breakable_cudagraph_if_incompatible: MLA (but DSA) and Nemotron-H's hybrid Mamba2
@@ -325,6 +365,7 @@ _SIZING_0_5_17 = replace(
 # (kv_cache_configurator.py:1703-1812), and the FlashInfer MXFP4 MoE pads the per-rank intermediate to 256.
 _SIZING_0_5_16 = replace(
     _SIZING_0_5_17,
+    dsa=replace(_SIZING_0_5_17.dsa, cell_prices_fp8_row=False),  # pool_configurator.py prices kv_lora + rope bytes
     prefill_graphs=replace(
         _SIZING_0_5_17.prefill_graphs,
         capped_by_context=True,
@@ -350,6 +391,8 @@ _SIZING_0_5_15 = replace(
 # tc_piecewise (model_executor/cuda_graph_config.py:91) with its own rules (server_args.py:2997-3060).
 _SIZING_0_5_14 = replace(
     _SIZING_0_5_15,
+    # FP8 DSA KV on SM100 decodes with flashmla_kv (trtllm from 0.5.15), and wk / weights_proj stay apart
+    dsa=replace(_SIZING_0_5_15.dsa, fp8_sm100_backend="flashmla_kv", fused_wk_weights_proj=False),
     decode_graph_reserve_always=True,
     quant_config_check=profiles.quant_check_mixed_as_w4afp8,
     prefill_graphs=replace(
@@ -433,6 +476,8 @@ _SIZING_0_5_13 = replace(
 # (server_args.py:2398 in 0.5.11).
 _SIZING_0_5_12 = replace(
     _SIZING_0_5_13,
+    modelopt_fp4_min_sm=100,  # ModelOptFp4Config.get_min_capability: 80 from 0.5.13
+    dsa=replace(_SIZING_0_5_13.dsa, attention_backend="nsa"),  # renamed dsa (and --dsa-*-backend) in 0.5.13
     prefill_graphs=replace(
         _SIZING_0_5_13.prefill_graphs,
         capped_by_context=False,
@@ -468,6 +513,8 @@ _SIZING_0_5_12 = replace(
 # 0.5.11: no DeepSeek-V4 classes among the piecewise-disabled archs (configs/model_config.py).
 _SIZING_0_5_11 = replace(
     _SIZING_0_5_12,
+    # utils/hf_transformers/common.py _load_deepseek_v32_model (a registered alias from 0.5.12)
+    config_type_fallbacks=frozenset({"deepseek_v32"}),
     prefill_graphs=replace(
         _SIZING_0_5_12.prefill_graphs,
         auto_off=profiles.piecewise_graphs_auto_off(

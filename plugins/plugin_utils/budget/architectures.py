@@ -328,6 +328,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Glm4MoeForCausalLM": _moe("glm4_moe.py", router_float32=True, shared_expert_prefix=_SHARED_EXPERTS),
     "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
     "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
+    # deepseek_v2.py with DeepSeek Sparse Attention: an Indexer per top-k layer and its index-K cache
+    # (model_spec.DsaSpec, behaviour.DsaScheme)
+    "DeepseekV32ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
+    # glm4_moe.py: class GlmMoeDsaForCausalLM(DeepseekV2ForCausalLM), the same DSA layers
+    "GlmMoeDsaForCausalLM": ArchitectureLayout(family="mla", module="glm4_moe.py", shared_expert_prefix=_SHARED_EXPERTS),
     # kimi_k25.py: DeepseekV3ForCausalLM over text_config under MoonViT and its projector
     # (configs/kimi_k25.py KimiK25VisionConfig reads num_hidden_layers, hidden_size, ... with its own defaults; the
     # checkpoints' vt_* keys are kept as extra attributes, and only the projector reads vt_hidden_size)
@@ -570,6 +575,8 @@ def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_re
         return None
     catalog = release_architectures(release.version)
     if model_type in catalog.config_model_types or model_type in catalog.transformers_model_types:
+        return None
+    if model_type in release.sizing.config_type_fallbacks:
         return None
     auto_map = config.get("auto_map")
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:

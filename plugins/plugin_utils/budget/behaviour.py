@@ -33,6 +33,24 @@ class PrefillGraphScheme:
 
 
 @dataclass(frozen=True)
+class DsaScheme:
+    """How a release builds and sizes DeepSeek Sparse Attention (DeepSeek-V3.2, GLM-5: ``is_deepseek_dsa``)."""
+
+    attention_backend: str  # the --attention-backend DSA models default to ("nsa" before 0.5.13)
+    # the DSA decode backend an FP8 KV cache picks on SM100 (trtllm keeps the raw MLA row, the others add block
+    # scales); below SM100 FP8 picks flashmla, and a bf16 KV flashmla_sparse / fa3 (trtllm on SM100), in every release
+    fp8_sm100_backend: str
+    # layers that reuse the previous layer's top-k (dsa_layer_skips_topk) build no indexer and hold no index-K rows
+    indexer_skips_shared_layers: bool
+    index_kpool_pages: bool  # the page size is 64 x index_kpool (else 64)
+    # the cell prices DSATokenToKVPool's FP8 row (block scales, bf16 rope: calculate_mla_kv_cache_dim); before 0.5.17
+    # it prices kv_lora_rank + qk_rope_head_dim bytes, though the pool allocates the wider row
+    cell_prices_fp8_row: bool
+    # a rotary-interleaved indexer fuses wk and weights_proj into one bf16 projection (wk_weights_proj)
+    fused_wk_weights_proj: bool
+
+
+@dataclass(frozen=True)
 class Messages:
     """The exact texts the release raises or logs at startup (``None``: the release has no such check)."""
 
@@ -88,6 +106,7 @@ class SizingBehaviour:
     # ---- model build and weight load
     honours_language_model_only: bool  # a text-only launch of a VLM builds no vision tower
     quant_config_check: Callable[..., Any]  # (spec, args, sm) -> the quantization config's load-time error
+    modelopt_fp4_min_sm: int  # ModelOptFp4Config.get_min_capability, checked when the model loads
     mxfp4_sm100_intermediate_pad: int  # GPT-OSS MXFP4 per-rank intermediate rounding on SM100
     weight_dtype_quirks: FrozenSet[str]  # names from WEIGHT_DTYPE_QUIRKS
     draft_loaded_before_sizing: bool  # the EAGLE/MTP draft is resident when the pool is profiled
@@ -99,6 +118,10 @@ class SizingBehaviour:
     # model_overrides/qwen3_vl.py: on an SM90+ card of 60 GiB or more these classes default to CUDA-IPC feature
     # transport with no embedding cache, and their decode graphs reach --max-running-requests (up to 512)
     large_hopper_vl_serving_archs: FrozenSet[str]
+    dsa: DsaScheme  # DeepSeek Sparse Attention's defaults, indexer layers and KV layout
+    # model_types that get_config reloads as another when AutoConfig refuses them (_load_deepseek_v32_model: a
+    # deepseek_v32 config read as deepseek_v3 / DeepseekV3ForCausalLM)
+    config_type_fallbacks: FrozenSet[str]
     mamba_split: Callable[..., Any]  # profile -> mamba slots and speculative states
     mamba_slots_per_request: Callable[..., int]
     mamba_skip_decode_lock_env: bool  # SGLANG_OPT_MAMBA_SKIP_DECODE_LOCK takes a slot off

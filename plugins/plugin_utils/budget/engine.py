@@ -232,6 +232,18 @@ def _weights(
 _TRTLLM_MOE_RUNNERS = ("flashinfer_trtllm", "flashinfer_trtllm_routed", "flashinfer_megamoe")
 
 
+def modelopt_fp4_capability_error(spec: ModelSpec, sm: int, release: SGLangRelease) -> Optional[StartupError]:
+    """model_loader/loader.py _get_quantization_config: the GPU below ModelOptFp4Config's minimum capability."""
+    need = release.sizing.modelopt_fp4_min_sm
+    if spec.quant.method != "modelopt_fp4" or sm >= need:
+        return None
+    return StartupError(
+        "ValueError",
+        f"The quantization method modelopt_fp4 is not supported for the current GPU. Minimum capability: {need}. Current capability: {sm}.",
+        "unsupported_gpu_arch",
+    )
+
+
 def trtllm_fp4_moe(spec: ModelSpec, args: Dict[str, Any], sm: int) -> bool:
     """Whether an NVFP4 MoE runs on the flashinfer TRT-LLM (or MegaMoE) runner, which needs no swizzled copy of the
     expert block scales: asked for, or chosen by the DeepSeek-family default on Blackwell (0.5.9 server_args.py,
@@ -473,7 +485,9 @@ def _core(
                 else:
                     raise StartupError("RuntimeError", msg, "tp_memory_imbalance")
         checks.append("weight_load")  # the quantization config is built first, when the model loads
-        quant_error = release.sizing.quant_config_check(spec, args, sm) or fp8_block_shape_error(spec, r.tp, r.ep)
+        quant_error = (
+            release.sizing.quant_config_check(spec, args, sm) or modelopt_fp4_capability_error(spec, sm, release) or fp8_block_shape_error(spec, r.tp, r.ep)
+        )
         if quant_error:
             raise quant_error
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")

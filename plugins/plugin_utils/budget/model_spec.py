@@ -17,10 +17,11 @@ Sources (SGLang 0.5.9 and 0.5.23 wheels, package-relative):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from .architectures import VERIFIED, ArchitectureLayout, generic_layout
 from .errors import BudgetInputError
@@ -68,18 +69,93 @@ class QuantSpec:
         if self.method is None:
             return None
         full = name if layer is None else f"layers.{layer}.{name}"
-        for pat in self.not_converted:
-            if pat.startswith("re:"):  # compressed-tensors: a regex over the module's name (utils.py check_equal_or_regex_match)
-                if re.match(pat[3:], full) or re.match(pat[3:], "model." + full):
-                    return None
-                continue
-            pat = re.sub(r"^(model\.)?(language_model\.)?(model\.)?", "", pat)  # checkpoint prefixes
-            rx = re.escape(pat).replace(r"\*", r"[^.]*")
-            if re.search(r"(^|\.)" + rx + r"($|\.)", full) or pat == name.rsplit(".", 1)[-1]:
-                return None
+        if self.not_converted and _module_left_unquantized(self.not_converted, full):
+            return None
         if self.method == "modelopt_mixed":
             return self.per_module.get(full)
         return self.method
+
+
+# The classes configs/model_config.py is_deepseek_dsa names that the engine models, when the config has index_topk
+DSA_ARCHITECTURES = frozenset({"DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"})
+
+
+@dataclass(frozen=True)
+class DsaSpec:
+    """The DeepSeek Sparse Attention indexer of a checkpoint (DeepSeek-V3.2, GLM-5)."""
+
+    index_head_dim: int
+    index_n_heads: int
+    index_kpool: int  # index keys pooled per index-K row
+    rope_interleave: bool  # indexer_rope_interleave: the indexer is not neox-style
+    topk_layer_ids: Tuple[int, ...]  # the layers that compute their own top-k (the others reuse the previous one's)
+
+
+@dataclass(frozen=True)
+class DsaBuild:
+    """Which layers a release gives an Indexer, and whether it fuses wk with weights_proj (behaviour.DsaScheme)."""
+
+    indexer_layer_ids: FrozenSet[int]
+    fused_wk_weights_proj: bool
+
+
+def dsa_layer_skips_topk(config: Dict[str, Any], layer: int) -> bool:
+    """configs/model_config.py ``dsa_layer_skips_topk`` (0.5.23): whether a layer reuses the previous layer's top-k
+    indices, from ``indexer_types``, LongCat's ``cli_factor``, ``index_topk_pattern`` or ``index_topk_freq`` with
+    ``index_skip_topk_offset``."""
+    types = config.get("indexer_types")
+    if types is not None:
+        return 0 <= layer < len(types) and types[layer] == "shared"
+    cli = int(config.get("cli_factor") or 1)
+    if cli > 1:
+        return layer % cli != 0
+    pattern = config.get("index_topk_pattern")
+    if pattern is not None:
+        return layer < len(pattern) and pattern[layer] == "S"
+    freq = int(config.get("index_topk_freq") or 1)
+    offset = config.get("index_skip_topk_offset")
+    if offset is not None:
+        return max(layer - int(offset) + 1, 0) % freq != 0
+    return max(layer - 1, 0) % freq != 0
+
+
+@functools.lru_cache(maxsize=64)
+def _skip_matchers(patterns: Tuple[str, ...]) -> Tuple[Tuple[Any, str], ...]:
+    """The checkpoint's list of modules left in the model dtype, compiled once: a compressed-tensors "re:" entry is a
+    regex over the module's name (utils.py check_equal_or_regex_match), any other a dotted name (``*`` a wildcard
+    within one component) after the checkpoint prefixes, or a bare last component."""
+    out = []
+    for pat in patterns:
+        if pat.startswith("re:"):
+            out.append((re.compile(pat[3:]), ""))
+            continue
+        pat = re.sub(r"^(model\.)?(language_model\.)?(model\.)?", "", pat)
+        out.append((re.compile(r"(^|\.)" + re.escape(pat).replace(r"\*", r"[^.]*") + r"($|\.)"), pat))
+    return tuple(out)
+
+
+# A fused module and the checkpoint modules it packs (the model classes' packed_modules_mapping): it stays in the model
+# dtype only when every one of them does
+_PACKED_MODULES = {"fused_qkv_a_proj_with_mqa": ("q_a_proj", "kv_a_proj_with_mqa")}
+
+
+def _module_left_unquantized(patterns: Tuple[str, ...], full: str) -> bool:
+    parent, _, last = full.rpartition(".")
+    shards = _PACKED_MODULES.get(last)
+    if shards:
+        return all(_left_unquantized(patterns, f"{parent}.{shard}" if parent else shard, shard) for shard in shards)
+    return _left_unquantized(patterns, full, last)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _left_unquantized(patterns: Tuple[str, ...], full: str, last: str) -> bool:
+    for rx, dotted in _skip_matchers(patterns):
+        if dotted:
+            if rx.search(full) or dotted == last:
+                return True
+        elif rx.match(full) or rx.match("model." + full):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -184,6 +260,8 @@ class ModelSpec:
     # speculative heads declared by the checkpoint
     num_nextn_predict_layers: Optional[int] = None
     mtp_num_hidden_layers: int = 0
+    dsa: Optional[DsaSpec] = None  # DeepSeek Sparse Attention (is_deepseek_dsa)
+    dsa_build: Optional[DsaBuild] = None  # how the release builds its indexers (weights.compute_weights sets it)
     # multimodal
     is_multimodal: bool = False
     vision: Optional[Dict[str, Any]] = None
@@ -474,6 +552,9 @@ _COUNT_BOUNDS = {
     "num_nextn_predict_layers": (0, 64),
     "mtp_num_hidden_layers": (0, 64),
     "kv_lora_rank": (0, 1 << 16),
+    "index_head_dim": (1, 1 << 14),
+    "index_n_heads": (1, 1 << 12),
+    "index_kpool": (1, 1 << 10),
     "q_lora_rank": (0, 1 << 16),
     "qk_nope_head_dim": (0, 1 << 14),
     "qk_rope_head_dim": (0, 1 << 14),
@@ -688,6 +769,14 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         first_dense = int(text.get("first_k_dense_replace", 0) or 0)
         freq = int(text.get("moe_layer_freq", 1) or 1)
         spec.layers = [("full", "moe" if spec.num_experts and i >= first_dense and i % freq == 0 else "dense") for i in range(n_layers)]
+        if arch in DSA_ARCHITECTURES and text.get("index_topk") is not None:
+            spec.dsa = DsaSpec(
+                index_head_dim=_int(text, "index_head_dim", where),
+                index_n_heads=_int(text, "index_n_heads", where),
+                index_kpool=int(text.get("index_kpool") or 1),
+                rope_interleave=bool(text.get("indexer_rope_interleave", False)),
+                topk_layer_ids=tuple(i for i in range(n_layers) if not dsa_layer_skips_topk(text, i)),
+            )
     elif family == "swa":
         types = text.get("layer_types")
         if isinstance(types, list) and len(types) == n_layers:

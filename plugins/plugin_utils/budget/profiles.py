@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from .architectures import ReleaseArchitectures, release_architectures
-from .behaviour import PrefillGraphScheme, SizingBehaviour
+from .behaviour import DsaScheme, PrefillGraphScheme, SizingBehaviour
 from .errors import BudgetInputError
 from .model_spec import ModelSpec
 from .weights import WeightBreakdown
@@ -461,6 +461,7 @@ class Resolved:
     hybrid_swa: bool
     enable_torch_compile: bool
     attention_backend: str = "flashinfer"
+    dsa_raw_kv: bool = False  # DSA with a trtllm backend: the KV row is the plain MLA one (no FP8 block scales)
     deterministic: bool = False
     mm_feature_transport: Optional[str] = None
     vlm_cache_mb: float = 100.0  # SGLANG_VLM_CACHE_SIZE_MB
@@ -538,6 +539,13 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             "preflight without speculation, or with one of those algorithms",
         )
     spec_on = algo is not None
+    if spec_on and spec.dsa is not None:
+        raise BudgetInputError(
+            "server_args.speculative_algorithm",
+            f"speculative decoding on a DeepSeek Sparse Attention model ({spec.architecture}) is not modelled yet: its draft"
+            " indexer and KV rows are budgeted apart from the target's",
+            "preflight without --speculative-algorithm",
+        )
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or (
         b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled"
     )
@@ -632,6 +640,11 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         page = 64
     elif attn_backend == "fa4" and not spec.is_mla:
         page = 128
+    kv_dtype = str(_opt(args, "kv_cache_dtype") or "auto")
+    dsa_raw_kv, dsa_arg_error = False, None
+    if spec.dsa is not None:
+        dsa = _dsa_resolution(spec, args, b.dsa, sm, kv_dtype)
+        attn_backend, page, kv_dtype, dsa_raw_kv, dsa_arg_error = dsa.attention_backend, dsa.page_size, dsa.kv_cache_dtype, dsa.raw_kv, dsa.arg_error
     # hybrid mamba radix strategy
     mamba = b.resolve_mamba_strategy(
         MambaStrategyInputs(
@@ -647,12 +660,12 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         )
     )
     disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap, mamba.strategy, mamba.arg_error)
+    arg_error = arg_error or dsa_arg_error
     page = mamba.page_size if mamba.page_size is not None else page
     notes.extend(mamba.notes)
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"
     if ssm not in SSM_DTYPE_BYTES:
         ssm = "float32"
-    kv_dtype = str(_opt(args, "kv_cache_dtype") or "auto")
     if kv_dtype == "auto":
         kv_bytes = 1 if spec.quant.kv_cache_fp8 else spec.dtype_bytes
     elif kv_dtype in KV_DTYPE_BYTES:
@@ -699,6 +712,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         kv_bytes=kv_bytes,
         max_total_tokens=int(args["max_total_tokens"]) if args.get("max_total_tokens") is not None else None,
         attention_backend=attn_backend,
+        dsa_raw_kv=dsa_raw_kv,
         arg_error=arg_error,
         deterministic=bool(args.get("enable_deterministic_inference")),
         mm_feature_transport=mm_transport,
@@ -844,6 +858,48 @@ def mamba_strategy_hooks(m: MambaStrategyInputs) -> MambaStrategy:
     return MambaStrategy(strategy, disable_radix, disable_overlap, arg_error)
 
 
+@dataclass(frozen=True)
+class DsaResolution:
+    """What SGLang's DeepSeek-family DSA defaults make of the launch's arguments."""
+
+    attention_backend: str
+    page_size: int
+    kv_cache_dtype: str
+    raw_kv: bool  # a trtllm prefill or decode backend: the plain MLA KV row
+    arg_error: Optional[Tuple[str, str]] = None
+
+
+def _dsa_resolution(spec: ModelSpec, args: Dict[str, Any], scheme: DsaScheme, sm: int, kv_dtype: str) -> DsaResolution:
+    """The DSA attention backend, the page of 64 index rows (x ``index_kpool``), the KV dtype (auto: FP8 on SM100,
+    bf16 below; nothing but those two) and the DSA backends it picks (0.5.9 server_args.py:1129-1265, 0.5.23
+    arg_groups/overrides.py _dsa_kv_cache_dtype_default / _dsa_split_backend_resolution)."""
+    backend = str(_opt(args, "attention_backend") or scheme.attention_backend)
+    page = 64 * (spec.dsa.index_kpool if scheme.index_kpool_pages else 1)
+    if kv_dtype == "auto":
+        kv_dtype = "fp8_e4m3" if sm >= 100 else "bfloat16"
+    kv_dtype = "bfloat16" if kv_dtype == "bf16" else kv_dtype
+    if kv_dtype not in ("bfloat16", "fp8_e4m3"):
+        return DsaResolution(backend, page, kv_dtype, False, ("AssertionError", "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype"))
+    if kv_dtype == "fp8_e4m3":
+        default_prefill = default_decode = scheme.fp8_sm100_backend if sm >= 100 else "flashmla_kv"
+    else:
+        default_prefill, default_decode = "flashmla_sparse", ("trtllm" if sm >= 100 else "fa3")
+    prefill = _opt(args, "dsa_prefill_backend", "nsa_prefill_backend") or default_prefill
+    decode = _opt(args, "dsa_decode_backend", "nsa_decode_backend") or default_decode
+    return DsaResolution(backend, page, kv_dtype, "trtllm" in (prefill, decode))
+
+
+def dsa_indexer_cell_bytes(spec: ModelSpec, scheme: DsaScheme) -> int:
+    """The index-K bytes per token (``_compute_dsa_indexer_cell_size``): FP8 keys and their float32 block scales,
+    ``index_kpool`` keys per row, on every DSA layer of the stage or (from 0.5.18) only those computing their own
+    top-k."""
+    dsa = spec.dsa
+    row = -(-(dsa.index_head_dim + dsa.index_head_dim // 128 * 4) // dsa.index_kpool)
+    start, end = spec.stage_layer_range
+    layers = sum(1 for i in range(start, end) if not scheme.indexer_skips_shared_layers or i in dsa.topk_layer_ids)
+    return row * layers
+
+
 def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBehaviour, sm: int, algo: Optional[str], topk: Optional[int]) -> str:
     """The attention backend SGLang picks when ``--attention-backend`` is not given (it decides the page size)."""
     user = _opt(args, "attention_backend", "decode_attention_backend")
@@ -894,6 +950,9 @@ def _kv_heads(spec: ModelSpec, attn_tp: int) -> int:
 
 def kv_layer_bytes(spec: ModelSpec, r: Resolved) -> float:
     """Bytes per token of one attention layer's KV."""
+    if spec.is_mla and spec.dsa is not None and not r.dsa_raw_kv and r.kv_bytes == 1 and r.release.sizing.dsa.cell_prices_fp8_row:
+        # DSATokenToKVPool's FP8 row: the latent, a float32 scale per 128 of it, and the rope part in bf16
+        return spec.kv_lora_rank + spec.kv_lora_rank // 128 * 4 + spec.qk_rope_head_dim * 2
     if spec.is_mla:
         return (spec.kv_lora_rank + spec.qk_rope_head_dim) * r.kv_bytes
     return _kv_heads(spec, r.attn_tp) * (spec.head_dim + spec.v_head_dim) * r.kv_bytes
@@ -913,6 +972,8 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         cell = per * (n_full + n_swa)
     else:
         cell = per * n_full + r.swa_full_tokens_ratio * per * n_swa
+    if spec.dsa is not None:
+        cell += dsa_indexer_cell_bytes(spec, b.dsa)
     draft_layers = 0
     if r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE") and spec.num_nextn_predict_layers:
         draft_layers = int(spec.num_nextn_predict_layers)

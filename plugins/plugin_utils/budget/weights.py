@@ -28,7 +28,7 @@ from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header i
 
 from .behaviour import GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, QWEN3_5_A_LOG_MODEL_DTYPE
 from .errors import BudgetInputError
-from .model_spec import ModelSpec
+from .model_spec import DsaBuild, ModelSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..releases import SGLangRelease
@@ -186,7 +186,24 @@ def _mla(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     out.append(_norm(i, "self_attn.kv_a_layernorm", spec.kv_lora_rank))
     out.append(Linear(i, "self_attn.kv_b_proj", heads * (spec.qk_nope_head_dim + spec.v_head_dim), spec.kv_lora_rank))
     out.append(Linear(i, "self_attn.o_proj", h, heads * spec.v_head_dim))
+    if spec.dsa is not None and spec.dsa_build is not None and (i >= spec.num_layers or i in spec.dsa_build.indexer_layer_ids):
+        out += _dsa_indexer(spec, i)
     return out
+
+
+def _dsa_indexer(spec: ModelSpec, i: int) -> List[Linear]:
+    """One layer's Indexer (layers/attention/dsa/dsa_indexer.py, 0.5.9 nsa/nsa_indexer.py), replicated on every rank:
+    wq_b from the q latent (quantized with the checkpoint), wk (quantized) and a bf16 weights_proj, or one bf16
+    wk_weights_proj where the release fuses a rotary-interleaved indexer, and a float32 LayerNorm over the key. An
+    MTP layer always has one."""
+    dsa, h = spec.dsa, spec.hidden_size
+    rows = [Linear(i, "self_attn.indexer.wq_b", dsa.index_n_heads * dsa.index_head_dim, spec.q_lora_rank or h)]
+    if spec.dsa_build.fused_wk_weights_proj and dsa.rope_interleave:
+        rows.append(Linear(i, "self_attn.indexer.wk_weights_proj", dsa.index_head_dim + dsa.index_n_heads, h, quantizable=False, elem_bytes=2))
+    else:
+        rows.append(Linear(i, "self_attn.indexer.wk", dsa.index_head_dim, h))
+        rows.append(Linear(i, "self_attn.indexer.weights_proj", dsa.index_n_heads, h, quantizable=False, elem_bytes=2))
+    return rows + [Linear(i, "self_attn.indexer.k_norm", 2 * dsa.index_head_dim, 1, quantizable=False, elem_bytes=4)]
 
 
 def _gdn(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
@@ -620,6 +637,10 @@ def compute_weights(
     the model dtype (others in float32) and their Nemotron-H router in float32 (others in the model dtype). ``rope_reserve`` (``rope_reserve_rows``) is the RoPE
     pre-expansion of ``load_model``; without it the caches keep their constructed length."""
     quirks = release.sizing.weight_dtype_quirks
+    if spec.dsa is not None:
+        scheme = release.sizing.dsa
+        layers = spec.dsa.topk_layer_ids if scheme.indexer_skips_shared_layers else range(spec.num_layers)
+        spec = replace(spec, dsa_build=DsaBuild(frozenset(layers), scheme.fused_wk_weights_proj))
     target = linears_bytes(target_linears(spec, tp, ep, attn_tp, dp_lm_head), spec)
     start, end = spec.stage_layer_range
     moe_layers = sum(1 for layer in spec.layers[start:end] if layer[1] == "moe")

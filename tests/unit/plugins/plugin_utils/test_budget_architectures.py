@@ -78,9 +78,9 @@ def test_a_standard_unverified_class_is_generic_and_names_its_fields():
 
 def test_a_class_sglang_special_cases_is_refused_by_name_with_where():
     with pytest.raises(BudgetInputError) as exc:
-        resolve_architecture("DeepseekV32ForCausalLM", config("deepseek-ai__DeepSeek-V3.2"), release("0.5.23"))
+        resolve_architecture("Llama4ForConditionalGeneration", config("meta-llama__Llama-4-Scout-17B-16E-Instruct"), release("0.5.23"))
     assert exc.value.field == "model.config.architectures"
-    assert "DeepseekV32ForCausalLM" in str(exc.value) and "configs/model_config.py" in str(exc.value)
+    assert "Llama4ForConditionalGeneration" in str(exc.value) and "configs/model_config.py" in str(exc.value)
 
 
 def test_a_config_with_state_space_fields_is_not_predicted_generically():

@@ -219,7 +219,7 @@ def breakable_graphs_auto_off(
     parallelism are refused by all; MLA but DSA by the releases with ``mla``."""
 
     def auto_off(spec: ModelSpec, args: Dict[str, Any], algo: Optional[str], catalog: ReleaseArchitectures) -> bool:
-        if (mla and spec.is_mla and not spec.architecture.startswith("GlmMoeDsa")) or spec.architecture.startswith("DeepseekV4"):
+        if (mla and spec.is_mla and spec.dsa is None) or spec.architecture.startswith("DeepseekV4"):
             return True
         if nemotron_h and spec.architecture.startswith("NemotronH"):
             return True

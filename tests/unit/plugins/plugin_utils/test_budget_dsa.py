@@ -80,3 +80,10 @@ def test_nvfp4_needs_blackwell_in_0_5_9_but_not_from_0_5_13():
     old = evaluate(spec, gpus, {"tp_size": 8, "context_length": 8192}, "0.5.9", with_fixes=False)
     assert old["error"]["message"].startswith("The quantization method modelopt_fp4 is not supported for the current GPU. Minimum capability: 100.")
     assert evaluate(spec, gpus, {"tp_size": 8, "context_length": 8192}, "0.5.23", with_fixes=False)["error"] is None
+
+
+def test_0_5_17_keeps_breakable_prefill_graphs_for_dsa_but_not_for_plain_mla():
+    """0.5.17 server_args.py _disable_breakable_cudagraph_if_incompatible: "MLA attention (non-DSA)"."""
+    dsa = run("deepseek-ai__DeepSeek-V3.2", H200, {}, version="0.5.17")["resolved_args"]["prefill_graph_sizes"]
+    mla = run("deepseek-ai__DeepSeek-V3", H200, {}, version="0.5.17")["resolved_args"]["prefill_graph_sizes"]
+    assert dsa > 0 and mla == 0

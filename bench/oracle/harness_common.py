@@ -58,7 +58,7 @@ def _remote_config_stand_in(model_dir: str) -> None:
     reference = auto_map.get("AutoConfig")
     if not isinstance(reference, str) or not config.get("model_type"):
         return
-    module, _, cls = reference.split("--")[-1].rpartition(".")
+    module, cls = reference.split("--")[-1].rsplit(".", 1)
     with open(os.path.join(model_dir, module + ".py"), "w", encoding="utf-8") as handle:
         handle.write(f"from transformers import PretrainedConfig\n\n\nclass {cls}(PretrainedConfig):\n    model_type = {config['model_type']!r}\n")
     if "--" in reference:

@@ -140,10 +140,10 @@ _PACKED_MODULES = {"fused_qkv_a_proj_with_mqa": ("q_a_proj", "kv_a_proj_with_mqa
 
 
 def _module_left_unquantized(patterns: Tuple[str, ...], full: str) -> bool:
-    parent, _, last = full.rpartition(".")
+    parent, dot, last = full.rpartition(".")
     shards = _PACKED_MODULES.get(last)
     if shards:
-        return all(_left_unquantized(patterns, f"{parent}.{shard}" if parent else shard, shard) for shard in shards)
+        return all(_left_unquantized(patterns, f"{parent}{dot}{shard}", shard) for shard in shards)
     return _left_unquantized(patterns, full, last)
 
 

@@ -197,6 +197,12 @@ ARCH_MODELS = {
         "internlm__internlm3-8b-instruct-smoothquant-int8": [("RTX 4090", 1), ("L40S", 1)],
         "ToastyPigeon__intern-rp-lora": [("RTX A6000", 1), ("H100-80GB", 1)],
     },
+    "Lfm2ForCausalLM": {
+        "LiquidAI__LFM2-350M": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "LiquidAI__LFM2-1.2B": [("RTX 4090", 1), ("H100-80GB", 1), ("L40S", 2)],
+        "saranshagarwal2020__p-vector": [("RTX 4090", 1), ("A100-80GB", 1)],
+        "Praha-Labs__LFM-TTS-MALAYALAM": [("RTX 4090", 1), ("L40S", 1)],
+    },
     "Qwen2ForCausalLM": {
         "Qwen__Qwen2.5-1.5B": [("RTX 4090", 1), ("L40S", 1)],
         "deepseek-ai__DeepSeek-R1-Distill-Qwen-32B": [("H100-80GB", 1), ("A100-80GB", 2)],

@@ -135,8 +135,10 @@ _SIZING_0_5_9 = SizingBehaviour(
     mamba_auto_picks_extra_buffer=False,
     no_buffer_forces_page_one=False,
     resolve_mamba_strategy=profiles.mamba_strategy_server_args,
-    # server_args.py:1548-1605: the archs whose radix cache goes through the strategy, and those with extra_buffer
-    mamba_radix_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "NemotronHForCausalLM"}),
+    # server_args.py:1548-1660: the archs whose radix cache goes through the strategy, and those with extra_buffer
+    mamba_radix_archs=frozenset(
+        {"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration", "NemotronHForCausalLM", "Lfm2ForCausalLM"}
+    ),
     mamba_extra_buffer_archs=frozenset({"Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}),
     honours_language_model_only=False,
     quant_config_check=profiles.quant_check_modelopt_fp8_only,

@@ -97,6 +97,7 @@ class ArchitectureLayout:
     vision_tower: str = "qwen3_vl"  # the ViT a multimodal class builds (weights._VISION_TOWERS)
     # defaults of SGLang's own vision config class, for the fields a config.json leaves out
     vision_defaults: Tuple[Tuple[str, Any], ...] = ()
+    short_conv: bool = False  # mamba2 family: LFM2's short-conv layers (a conv state, no SSM state) beside attention
     ffn_default_multiple: int = 0
     position_rows_offset: int = -1
     embed_dim_key: str = ""
@@ -368,6 +369,11 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "Qwen3_5MoeForConditionalGeneration": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True, multimodal=True),
     "Qwen3_5ForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
     "Qwen3_5MoeForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_5.py", qk_norm="head", shared_expert_gate=True),
+    # lfm2.py: ShortConv layers (in_proj 3 x hidden, a depthwise conv of conv_L_cache per channel, out_proj; bias =
+    # conv_bias) whose conv state SGLang pools as a mamba2 state without SSM part (configs/lfm2.py
+    # mamba2_cache_params), GQA layers with q/k RMSNorm over head_dim, operator_norm and ffn_norm, embedding_norm as
+    # the final norm, and its own lm_head (a tied checkpoint's embedding is copied into it)
+    "Lfm2ForCausalLM": ArchitectureLayout(family="mamba2", module="lfm2.py", qk_norm="head", tie="never", short_conv=True),
     "NemotronHForCausalLM": ArchitectureLayout(
         family="mamba2", module="nemotron_h.py", gated_mlp=False, norms_per_layer=1, shared_expert_prefix=_SHARED_EXPERTS
     ),

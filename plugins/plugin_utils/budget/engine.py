@@ -540,7 +540,7 @@ def _check_parallel(spec: ModelSpec, r: Resolved) -> None:
             f"tp_size {tp} does not divide linear_num_value_heads {spec.linear_num_value_heads}",
             "use a tp_size that divides the linear-attention value heads",
         )
-    if spec.family == "mamba2" and spec.mamba_num_heads % r.attn_tp:
+    if spec.family == "mamba2" and not spec.layout.short_conv and spec.mamba_num_heads % r.attn_tp:
         raise BudgetInputError(
             "server_args.tp_size", f"tp_size {tp} does not divide mamba_num_heads {spec.mamba_num_heads}", "use a tp_size that divides the mamba heads"
         )

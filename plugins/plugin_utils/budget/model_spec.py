@@ -314,8 +314,8 @@ class ModelSpec:
 
     @property
     def state_layer_ids(self) -> List[int]:
-        """Layers that keep a recurrent (GDN or mamba2) state instead of KV."""
-        return self._ids(("linear", "mamba"))
+        """Layers that keep a recurrent (GDN, mamba2 or short-conv) state instead of KV."""
+        return self._ids(("linear", "mamba", "conv"))
 
     @property
     def is_mambaish(self) -> bool:
@@ -800,6 +800,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         spec.attn_output_gate = bool(text.get("attn_output_gate", True))
         spec.mamba_ssm_dtype = text.get("mamba_ssm_dtype")
         spec.layers = [(m, ffn) for m in _gdn_layers(text, n_layers)]
+    elif family == "mamba2" and layout.short_conv:
+        _short_conv_layers(spec, text, where, n_layers)
     elif family == "mamba2":
         pattern = _mamba2_pattern(text, where, n_layers)
         spec.layers_from_block_type = "hybrid_override_pattern" not in text
@@ -826,6 +828,30 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         )
     _check_consistency(text, where, spec)
     return spec
+
+
+def _short_conv_layers(spec: ModelSpec, text: Dict[str, Any], where: str, n_layers: int) -> None:
+    """LFM2 (transformers Lfm2Config, SGLang configs/lfm2.py): ``layer_types`` or, in the first checkpoints,
+    ``full_attn_idxs``; the MLP width is ``block_ff_dim`` (else ``intermediate_size``), cut to 2/3, scaled by
+    ``block_ffn_dim_multiplier`` and rounded up to ``block_multiple_of`` when ``block_auto_adjust_ff_dim``
+    (models/lfm2.py Lfm2MLP). The conv state is a mamba2 state of one head of ``hidden_size`` and no SSM state."""
+    types = text.get("layer_types")
+    if not isinstance(types, list) or len(types) != n_layers:
+        full = text.get("full_attn_idxs")
+        full = set(full if isinstance(full, list) else range(n_layers))
+        types = ["full_attention" if i in full else "conv" for i in range(n_layers)]
+    spec.layers = [("full" if t == "full_attention" else "conv", "dense") for t in types]
+    inter = _int(text, "block_ff_dim", where, text.get("intermediate_size", 12288))
+    if text.get("block_auto_adjust_ff_dim"):
+        inter = int(2 * inter / 3)
+        multiplier = text.get("block_ffn_dim_multiplier")
+        if multiplier is not None:
+            multiple = _int(text, "block_multiple_of", where, 256)
+            inter = int(float(multiplier) * inter)
+            inter = multiple * ((inter + multiple - 1) // multiple)
+    spec.intermediate_size = inter
+    spec.mamba_num_heads, spec.mamba_head_dim, spec.mamba_n_groups, spec.ssm_state_size = 1, spec.hidden_size, 1, 0
+    spec.conv_kernel = _int(text, "conv_L_cache", where, 3)
 
 
 _BLOCK_TYPES = {"mamba": "M", "attention": "*", "mlp": "-", "moe": "E"}

@@ -925,6 +925,8 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBe
             return "triton"
         no_buffer_radix = not args.get("disable_radix_cache") and algo is None and strategy == "no_buffer"
         return "triton" if no_buffer_radix else "trtllm_mha"
+    if spec.layout.short_conv and sm100:
+        return "flashinfer"  # LFM2: 0.5.9 server_args.py:1654-1660, 0.5.23 model_overrides/lfm2.py
     if spec.family == "mamba2" and sm100:
         if behaviour.mamba2_sm100_default_backend is not None:
             return behaviour.mamba2_sm100_default_backend

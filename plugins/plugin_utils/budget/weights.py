@@ -244,6 +244,18 @@ def _mamba2(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
     ]
 
 
+def _short_conv(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
+    """LFM2's Lfm2ShortConv: in_proj to the B, C and x gates, a depthwise conv weight of conv_L_cache per channel
+    (kept in the model dtype), out_proj; biases with conv_bias; all split over the TP group."""
+    h = spec.hidden_size
+    bias = bool(spec.raw_text_config.get("conv_bias", False))
+    return [
+        Linear(i, "conv.in_proj", 3 * h // tp, h, bias=3 * h // tp if bias else 0),
+        Linear(i, "conv.conv", h // tp, spec.conv_kernel, quantizable=False, bias=h // tp if bias else 0),
+        Linear(i, "conv.out_proj", h, h // tp, bias=h if bias else 0),
+    ]
+
+
 def _mlp(spec: ModelSpec, i: Optional[int], inter: int, tp: int, prefix: str = "mlp", count: int = 1, hidden: Optional[int] = None) -> List[Linear]:
     h = hidden or spec.hidden_size
     bias = spec.mlp_bias and prefix == "mlp"
@@ -297,6 +309,8 @@ def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: i
         out += _gdn(spec, i, atp)
     elif mixer == "mamba":
         out += _mamba2(spec, i, atp)
+    elif mixer == "conv":
+        out += _short_conv(spec, i, tp)
     if ffn == "dense":
         out += _mlp(spec, i, spec.intermediate_size, tp)
     elif ffn == "moe":
@@ -576,7 +590,7 @@ def rope_caches(spec: ModelSpec, release: Optional["SGLangRelease"] = None) -> L
     if spec.layout.rope_layout == "local_global_unscaled":
         if release is None or release.sizing.gemma3_rope_in_attention:
             caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2  # one per RoPE base
-    elif spec.family != "mamba2" and spec.layout.rope_layout != "none":
+    elif (spec.family != "mamba2" or spec.layout.short_conv) and spec.layout.rope_layout != "none":  # Nemotron-H: no RoPE
         caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
     if spec.vision:
         head_dim = int(spec.vision.get("hidden_size", 1152)) // int(spec.vision.get("num_heads", 16))

@@ -275,3 +275,17 @@ def test_compressed_tensors_regex_ignores_keep_those_modules_in_the_model_dtype(
     assert (q.method, q.bits, q.group_size, q.symmetric) == ("ct_wna16", 4, 32, True)
     assert q.algo_for(3, "self_attn.kv_b_proj") is None and q.algo_for(3, "mlp.shared_experts.down_proj") is None
     assert q.algo_for(0, "mlp.gate_proj") is None and q.algo_for(3, "mlp.experts.gate_proj") == "ct_wna16"
+
+
+def test_lfm2_short_conv_layers_pool_a_conv_state_and_keep_their_own_lm_head():
+    """LFM2-350M (full_attn_idxs, block_ff_dim 6656 auto-adjusted to 4608): ten short-conv layers whose only state is
+    hidden x (conv_L_cache - 1) per request (configs/lfm2.py mamba2_cache_params), six GQA layers of KV."""
+    spec = build_model_spec(config("LiquidAI__LFM2-350M"))
+    assert spec.intermediate_size == 4608 and len(spec.state_layer_ids) == 10 and len(spec.full_attention_layer_ids) == 6
+    gpu = dict(H100, compute_capability="9.0", pre_model_load_gib=79.0)
+    res = evaluate({"config": config("LiquidAI__LFM2-350M")}, [gpu], {"context_length": 8192}, "0.5.23", with_fixes=False)
+    assert res["budget"]["totals"]["mamba_state_per_req_bytes"] == 10 * 1024 * 2 * 2
+    assert res["budget"]["totals"]["cell_size_bytes"] == 6 * 8 * 64 * 2 * 2
+    b200 = {"name": "NVIDIA B200", "memory_total_mib": 183359, "compute_capability": "10.0", "pre_model_load_gib": 178.0}
+    on_blackwell = evaluate({"config": config("LiquidAI__LFM2-350M")}, [b200], {"context_length": 8192}, "0.5.23", with_fixes=False)
+    assert on_blackwell["resolved_args"]["attention_backend"] == "flashinfer"  # model_overrides/lfm2.py

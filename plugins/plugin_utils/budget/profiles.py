@@ -661,6 +661,9 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     )
     disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap, mamba.strategy, mamba.arg_error)
     arg_error = arg_error or dsa_arg_error
+    if spec.layout.short_conv and attn_backend == "triton" and arg_error is None:
+        # 0.5.9 server_args.py:1661-1664, 0.5.23 arg_groups/model_hook.py:716-722, after the mamba strategy pass
+        arg_error = ("AssertionError", f"{spec.architecture} does not support triton attention backend, as the first layer might not be an attention layer")
     page = mamba.page_size if mamba.page_size is not None else page
     notes.extend(mamba.notes)
     ssm = _opt(args, "mamba_ssm_dtype") or env.get("SGLANG_MAMBA_SSM_DTYPE") or spec.mamba_ssm_dtype or "float32"

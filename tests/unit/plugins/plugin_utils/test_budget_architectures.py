@@ -289,3 +289,5 @@ def test_lfm2_short_conv_layers_pool_a_conv_state_and_keep_their_own_lm_head():
     b200 = {"name": "NVIDIA B200", "memory_total_mib": 183359, "compute_capability": "10.0", "pre_model_load_gib": 178.0}
     on_blackwell = evaluate({"config": config("LiquidAI__LFM2-350M")}, [b200], {"context_length": 8192}, "0.5.23", with_fixes=False)
     assert on_blackwell["resolved_args"]["attention_backend"] == "flashinfer"  # model_overrides/lfm2.py
+    refused = evaluate({"config": config("LiquidAI__LFM2-350M")}, [gpu], {"context_length": 8192, "attention_backend": "triton"}, "0.5.9", with_fixes=False)
+    assert refused["error"]["type"] == "AssertionError" and "does not support triton attention backend" in refused["error"]["message"]

@@ -73,6 +73,9 @@ MODELS = {
     "nvidia__Llama-3.1-70B-Instruct-FP8": ([("H100-80GB", 1), ("H100-80GB", 2), ("L40S", 4), ("H200", 1)], set()),
     "nvidia__Qwen3.6-27B-NVFP4": ([("H100-80GB", 1), ("RTX A6000", 1), ("H200", 1)], {"mtp", "mamba"}),
     "zai-org__GLM-4.7": ([("H200", 8)], {"mtp"}),
+    # DeepSeek Sparse Attention with its MTP head (the draft indexer and KV share)
+    "zai-org__GLM-5-FP8": ([("H200", 8)], {"mtp"}),
+    "deepseek-ai__DeepSeek-V3.2": ([("H200", 8)], {"mtp"}),
 }
 
 # Issue 13's architecture grid: real configs by SGLang class, the first 16 classes among them. Each config gets

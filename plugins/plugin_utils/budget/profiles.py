@@ -539,13 +539,6 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             "preflight without speculation, or with one of those algorithms",
         )
     spec_on = algo is not None
-    if spec_on and spec.dsa is not None:
-        raise BudgetInputError(
-            "server_args.speculative_algorithm",
-            f"speculative decoding on a DeepSeek Sparse Attention model ({spec.architecture}) is not modelled yet: its draft"
-            " indexer and KV rows are budgeted apart from the target's",
-            "preflight without --speculative-algorithm",
-        )
     disable_cuda_graph = bool(args.get("disable_cuda_graph")) or (
         b.decode_graph_backend_flag and str(args.get("cuda_graph_backend_decode") or "") == "disabled"
     )
@@ -892,15 +885,18 @@ def _dsa_resolution(spec: ModelSpec, args: Dict[str, Any], scheme: DsaScheme, sm
     return DsaResolution(backend, page, kv_dtype, "trtllm" in (prefill, decode))
 
 
-def dsa_indexer_cell_bytes(spec: ModelSpec, scheme: DsaScheme) -> int:
-    """The index-K bytes per token (``_compute_dsa_indexer_cell_size``): FP8 keys and their float32 block scales,
-    ``index_kpool`` keys per row, on every DSA layer of the stage or (from 0.5.18) only those computing their own
-    top-k."""
+def dsa_index_row_bytes(spec: ModelSpec) -> int:
+    """One layer's index-K bytes per token: FP8 keys and their float32 block scales, ``index_kpool`` keys a row."""
     dsa = spec.dsa
-    row = -(-(dsa.index_head_dim + dsa.index_head_dim // 128 * 4) // dsa.index_kpool)
+    return -(-(dsa.index_head_dim + dsa.index_head_dim // 128 * 4) // dsa.index_kpool)
+
+
+def dsa_indexer_cell_bytes(spec: ModelSpec, scheme: DsaScheme) -> int:
+    """The index-K bytes per token (``_compute_dsa_indexer_cell_size``) on every DSA layer of the stage or (from
+    0.5.18) only those computing their own top-k."""
     start, end = spec.stage_layer_range
-    layers = sum(1 for i in range(start, end) if not scheme.indexer_skips_shared_layers or i in dsa.topk_layer_ids)
-    return row * layers
+    layers = sum(1 for i in range(start, end) if not scheme.indexer_skips_shared_layers or i in spec.dsa.topk_layer_ids)
+    return dsa_index_row_bytes(spec) * layers
 
 
 def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBehaviour, sm: int, algo: Optional[str], topk: Optional[int]) -> str:
@@ -986,7 +982,13 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         # spec_aux_hidden_state.py: with --speculative-draft-model-path the draft-mode config (rewritten to its
         # MTP form, num_nextn_predict_layers = 1) tells the target how many draft KV layers to budget
         draft_layers = max(1, spec.mtp_num_hidden_layers)
-    if b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0:
+    if b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0 and spec.dsa is not None:
+        # pool_configurator.py:275-309: the draft's share of the target's latent rows, and an index-K row on every
+        # draft layer (allocate_all_layers)
+        target_kv = int(cell) - dsa_indexer_cell_bytes(spec, b.dsa)
+        cell = int(cell) + int(target_kv * draft_layers / (n_full + n_swa)) + dsa_index_row_bytes(spec) * draft_layers
+        budgeted_draft = True
+    elif b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0:
         # pool_configurator.py:259-314: the draft KV is budgeted when eagle_draft_num_layers is known
         cell = int(cell) + int(int(cell) * draft_layers / (n_full if spec.is_mambaish else n_full + n_swa))
         budgeted_draft = True

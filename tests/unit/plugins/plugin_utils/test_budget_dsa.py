@@ -7,9 +7,7 @@ The configs are the real ones under tests/fixtures/model-configs (SOURCES.md); t
 import json
 from pathlib import Path
 
-import pytest
-
-from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import BudgetInputError, evaluate
+from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.engine import evaluate
 from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import build_model_spec, dsa_layer_skips_topk
 
 CONFIGS = Path(__file__).resolve().parents[3] / "fixtures" / "model-configs"
@@ -67,10 +65,15 @@ def test_a_kv_dtype_dsa_does_not_take_fails_as_sglang_asserts():
     assert res["error"]["message"] == "DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 kv_cache_dtype"
 
 
-def test_speculative_decoding_on_dsa_is_refused_by_name():
-    with pytest.raises(BudgetInputError) as exc:
-        run("zai-org__GLM-5-FP8", H200, {"speculative_algorithm": "EAGLE", "speculative_num_steps": 3})
-    assert exc.value.field == "server_args.speculative_algorithm" and "GlmMoeDsaForCausalLM" in str(exc.value)
+def test_the_mtp_draft_takes_its_share_of_latent_rows_and_an_index_row_of_its_own():
+    """0.5.23 pool_configurator.py: the draft's KV is the target's latent rows x draft layers / target layers, plus
+    an index-K row on each draft layer; 0.5.9 sizes the draft's pool apart (oracle cases gen-GLM-5-FP8-*,
+    gen-DeepSeek-V3.2-*)."""
+    spec_args = {"speculative_algorithm": "NEXTN", "speculative_num_steps": 3, "speculative_eagle_topk": 1, "speculative_num_draft_tokens": 4}
+    plain = run("zai-org__GLM-5-FP8", H200, {})["budget"]["totals"]["cell_size_bytes"]
+    with_draft = run("zai-org__GLM-5-FP8", H200, spec_args)["budget"]["totals"]["cell_size_bytes"]
+    assert plain == 78 * (1152 + 132) and with_draft == plain + 78 * 1152 // 78 + 132
+    assert run("deepseek-ai__DeepSeek-V3.2", H200, spec_args, version="0.5.9")["budget"]["totals"]["cell_size_bytes"] == 61 * (1152 + 132)
 
 
 def test_nvfp4_needs_blackwell_in_0_5_9_but_not_from_0_5_13():

@@ -160,6 +160,7 @@ _SIZING_0_5_9 = SizingBehaviour(
         index_kpool_pages=False,
         cell_prices_fp8_row=False,
         fused_wk_weights_proj=False,
+        draft_cell_splits_indexer=False,
     ),
     config_type_fallbacks=frozenset({"deepseek_v32"}),  # utils/hf_transformers_utils.py:178-206, :318-323
     mamba_split=profiles.mamba_split_mixin,
@@ -259,6 +260,7 @@ _SIZING_0_5_23 = SizingBehaviour(
         index_kpool_pages=True,
         cell_prices_fp8_row=True,
         fused_wk_weights_proj=True,
+        draft_cell_splits_indexer=True,  # pool_configurator.py:275-309 (new in 0.5.18)
     ),
     config_type_fallbacks=frozenset(),  # deepseek_v32 is a registered alias (utils/hf_transformers/common.py)
     mamba_split=profiles.mamba_split_configurator,
@@ -346,7 +348,7 @@ _SIZING_0_5_18 = replace(
 _SIZING_0_5_17 = replace(
     _SIZING_0_5_18,
     # every DSA layer builds an indexer and an index-K row (the shared-top-k skip is new in 0.5.18)
-    dsa=replace(_SIZING_0_5_18.dsa, indexer_skips_shared_layers=False),
+    dsa=replace(_SIZING_0_5_18.dsa, indexer_skips_shared_layers=False, draft_cell_splits_indexer=False),
     multimodal_runtime_reservation=False,
     honours_language_model_only=False,
     # server_args.py _disable_breakable_cudagraph_if_incompatible: MLA (but DSA) and Nemotron-H's hybrid Mamba2

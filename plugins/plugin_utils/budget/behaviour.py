@@ -48,6 +48,9 @@ class DsaScheme:
     cell_prices_fp8_row: bool
     # a rotary-interleaved indexer fuses wk and weights_proj into one bf16 projection (wk_weights_proj)
     fused_wk_weights_proj: bool
+    # an MTP draft budgeted in the cell takes its share of the latent rows only, plus its own index rows (before
+    # 0.5.18 the generic share of the whole cell, index rows included)
+    draft_cell_splits_indexer: bool
 
 
 @dataclass(frozen=True)

@@ -982,7 +982,7 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         # spec_aux_hidden_state.py: with --speculative-draft-model-path the draft-mode config (rewritten to its
         # MTP form, num_nextn_predict_layers = 1) tells the target how many draft KV layers to budget
         draft_layers = max(1, spec.mtp_num_hidden_layers)
-    if b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0 and spec.dsa is not None:
+    if b.draft_kv_in_fraction and draft_layers and (n_full + n_swa) > 0 and spec.dsa is not None and b.dsa.draft_cell_splits_indexer:
         # pool_configurator.py:275-309: the draft's share of the target's latent rows, and an index-K row on every
         # draft layer (allocate_all_layers)
         target_kv = int(cell) - dsa_indexer_cell_bytes(spec, b.dsa)

@@ -74,6 +74,9 @@ def test_the_mtp_draft_takes_its_share_of_latent_rows_and_an_index_row_of_its_ow
     with_draft = run("zai-org__GLM-5-FP8", H200, spec_args)["budget"]["totals"]["cell_size_bytes"]
     assert plain == 78 * (1152 + 132) and with_draft == plain + 78 * 1152 // 78 + 132
     assert run("deepseek-ai__DeepSeek-V3.2", H200, spec_args, version="0.5.9")["budget"]["totals"]["cell_size_bytes"] == 61 * (1152 + 132)
+    # 0.5.17 budgets the draft in the cell too, but as the generic share of the whole cell, index rows included
+    old = run("zai-org__GLM-5-FP8", H200, spec_args, version="0.5.17")["budget"]["totals"]["cell_size_bytes"]
+    assert old == plain + plain * 1 // 78
 
 
 def test_nvfp4_needs_blackwell_in_0_5_9_but_not_from_0_5_13():

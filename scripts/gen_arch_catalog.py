@@ -24,7 +24,8 @@
   transformers' ``CONFIG_MAPPING_NAMES`` and its causal-LM classes (``models/auto``, read with ast from its wheel):
   a config whose ``auto_map`` names custom code and whose type neither SGLang nor transformers knows loads only
   with ``--trust-remote-code``; a class SGLang has no implementation of runs on its Transformers backend when
-  transformers has it.
+  transformers has it. ``configs_without_position_embedding_type``: the encoder config classes (BertConfig,
+  XLMRobertaConfig) that no longer default ``position_embedding_type``, which SGLang's bert.py and roberta.py read.
 
 The budget engine predicts an architecture it has not verified only when the release registers it and none of
 these lists names it (``budget/architectures.py``); everything else is either modelled or refused by name.
@@ -331,9 +332,41 @@ def transformers_tables(version: str) -> dict:
                 tree = ast.parse(archive.read(member).decode("utf-8"))
                 types |= set(_mapping(tree, "CONFIG_MAPPING_NAMES"))
                 classes |= {v for v in _mapping(tree, "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES").values() if isinstance(v, str)}
+        no_position_default = {
+            model_type: cls
+            for model_type, (member, cls) in ENCODER_CONFIG_CLASSES.items()
+            if member in names and not _defines_attribute(ast.parse(archive.read(member).decode("utf-8")), cls, "position_embedding_type")
+        }
     if not types or not classes:
         raise SystemExit(f"transformers {version}: no CONFIG_MAPPING_NAMES / MODEL_FOR_CAUSAL_LM_MAPPING_NAMES")
-    return {"version": version, "model_types": sorted(types), "causal_lm_classes": sorted(classes)}
+    return {
+        "version": version,
+        "model_types": sorted(types),
+        "causal_lm_classes": sorted(classes),
+        "configs_without_position_embedding_type": dict(sorted(no_position_default.items())),
+    }
+
+
+# The config classes SGLang's encoders (models/bert.py, roberta.py) read ``position_embedding_type`` from
+ENCODER_CONFIG_CLASSES = {
+    "bert": ("transformers/models/bert/configuration_bert.py", "BertConfig"),
+    "xlm-roberta": ("transformers/models/xlm_roberta/configuration_xlm_roberta.py", "XLMRobertaConfig"),
+}
+
+
+def _defines_attribute(tree: ast.Module, cls: str, attribute: str) -> bool:
+    """Whether class ``cls`` gives ``attribute`` a default: an ``__init__`` parameter, a class-level field or a
+    ``self.<attribute> =`` assignment."""
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.arg) and sub.arg == attribute:
+                    return True
+                if isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Name) and sub.target.id == attribute:
+                    return True
+                if isinstance(sub, ast.Attribute) and sub.attr == attribute and isinstance(sub.ctx, ast.Store):
+                    return True
+    return False
 
 
 def _mapping(tree: ast.Module, name: str) -> dict:

@@ -48,3 +48,39 @@ def test_every_committed_catalog_lists_the_cuda_quantization_methods():
         methods = json.loads(path.read_text(encoding="utf-8"))["quantization_methods"]
         assert {"fp8", "awq", "compressed-tensors"} <= set(methods), path.name
         assert len(methods) == len(set(methods)), path.name
+
+
+# transformers 4.57's BertConfig takes position_embedding_type in __init__; 5.x declares its defaults as class fields
+# and no longer has one (so SGLang's bert.py/roberta.py fail on a config.json without the key)
+BERT_CONFIG_4_SHAPE = """
+class BertConfig(PretrainedConfig):
+    model_type = "bert"
+    def __init__(self, vocab_size=30522, position_embedding_type="absolute", use_cache=True, **kwargs):
+        super().__init__(**kwargs)
+        self.vocab_size = vocab_size
+        self.position_embedding_type = position_embedding_type
+"""
+BERT_CONFIG_5_SHAPE = """
+class BertConfig(PreTrainedConfig):
+    model_type = "bert"
+    vocab_size: int = 30522
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    tie_word_embeddings: bool = True
+"""
+
+
+def test_encoder_config_defaults_are_read_from_the_config_class():
+    assert gen_arch_catalog._defines_attribute(ast.parse(BERT_CONFIG_4_SHAPE), "BertConfig", "position_embedding_type")
+    assert not gen_arch_catalog._defines_attribute(ast.parse(BERT_CONFIG_5_SHAPE), "BertConfig", "position_embedding_type")
+    assert not gen_arch_catalog._defines_attribute(ast.parse(BERT_CONFIG_4_SHAPE), "RobertaConfig", "position_embedding_type")
+
+
+def test_committed_catalogs_follow_their_pinned_transformers_major():
+    for path in sorted((ROOT / "plugins/plugin_utils/data").glob("sglang-archs-*.json")):
+        tables = json.loads(path.read_text(encoding="utf-8"))["transformers"]
+        missing = tables["configs_without_position_embedding_type"]
+        if tables["version"].startswith("4."):
+            assert missing == {}, path.name
+        else:
+            assert missing == {"bert": "BertConfig", "xlm-roberta": "XLMRobertaConfig"}, path.name

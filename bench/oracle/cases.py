@@ -213,6 +213,8 @@ ARCH_MODELS = {
     "Qwen3ForCausalLM": {
         "Qwen__Qwen3-0.6B": [("RTX 4090", 1), ("L40S", 1)],
         "Qwen__Qwen3-14B": [("L40S", 1), ("H100-80GB", 1)],
+        "Qwen__Qwen3-Embedding-0.6B": [("RTX 4090", 1), ("L40S", 1)],
+        "Qwen__Qwen3-Reranker-0.6B": [("RTX 4090", 1), ("A100-40GB", 1)],
     },
     "Qwen3MoeForCausalLM": {
         "Qwen__Qwen3-235B-A22B": [("H200", 8), ("H100-80GB", 8)],
@@ -314,6 +316,68 @@ ARCH_MODELS = {
         "NewEden-Forge__Science-Expert-R1": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],
         "Saesara__10text": [("A100-40GB", 1), ("RTX 4090", 2), ("H100-80GB", 1)],
     },
+    # pooling classes (embedding, reward and classification models)
+    "BertModel": {
+        "BAAI__bge-base-en-v1.5": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "BAAI__bge-large-zh-v1.5": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "sentence-transformers__all-MiniLM-L6-v2": [("RTX 4090", 1), ("L40S", 2)],
+    },
+    "BertForSequenceClassification": {
+        "nlptown__bert-base-multilingual-uncased-sentiment": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "ProsusAI__finbert": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "unitary__toxic-bert": [("L40S", 1), ("RTX 4090", 2)],
+        "KennethTM__MiniLM-L6-danish-reranker": [("RTX 4090", 1), ("L40S", 1)],
+    },
+    "XLMRobertaModel": {
+        "maidalun1020__bce-embedding-base_v1": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "jaeyong2__bge-m3-Ko": [("RTX 4090", 1), ("A100-40GB", 1), ("H100-80GB", 2)],
+        "danfeg__IF-E5-L-M_Finetuned-FR-1000": [("L40S", 1), ("RTX 4090", 1)],
+        "d0rj__e5-base-en-ru": [("RTX 4090", 1), ("L40S", 2)],
+    },
+    "XLMRobertaForSequenceClassification": {
+        "BAAI__bge-reranker-v2-m3": [("RTX 4090", 1), ("A100-40GB", 1), ("L40S", 2)],
+        "BAAI__bge-reranker-base": [("RTX 4090", 1), ("L40S", 1)],
+        "maidalun1020__bce-reranker-base_v1": [("A100-40GB", 1), ("RTX 4090", 2)],
+    },
+    "MistralModel": {
+        "intfloat__e5-mistral-7b-instruct": [("L40S", 1), ("A100-40GB", 1), ("RTX 4090", 2)],
+        "Salesforce__SFR-Embedding-Mistral": [("H100-80GB", 1), ("RTX A6000", 1)],
+        "zeta-alpha-ai__Zeta-Alpha-E5-Mistral": [("RTX 4090", 1), ("A100-80GB", 1)],
+    },
+    "LlamaForSequenceClassification": {
+        "Skywork__Skywork-Reward-Llama-3.1-8B": [("L40S", 1), ("H100-80GB", 1), ("RTX 4090", 2)],
+        "sfairXC__FsfairX-LLaMA3-RM-v0.1": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "Ray2333__GRM_Llama3.1_8B_rewardmodel-ft": [("H100-80GB", 1), ("RTX A6000", 2)],
+        "reciprocate__rm_beluga-7b_hh-full": [("L40S", 1), ("A100-80GB", 1)],
+        "yyqoni__rlhflow-llama-3-sft-8b": [("RTX 4090", 1), ("H100-80GB", 2)],
+    },
+    "Gemma2ForSequenceClassification": {
+        "Skywork__Skywork-Reward-Gemma-2-27B": [("H100-80GB", 1), ("A100-80GB", 2)],
+        "Ray2333__GRM-gemma2-2B-rewardmodel-ft": [("RTX 4090", 1), ("L40S", 1)],
+        "sfairXC__FsfairX-Gemma2-RM-v0.1": [("L40S", 1), ("H100-80GB", 1), ("RTX A6000", 2)],
+        "rawsh__mirrorgemma-2-2b-prm-base": [("RTX 4090", 1), ("A100-40GB", 1)],
+        "mahbubhimel__BNGEMMA": [("L40S", 1), ("RTX 4090", 2)],
+    },
+    "InternLM2ForRewardModel": {
+        "internlm__internlm2-1_8b-reward": [("RTX 4090", 1), ("L40S", 1)],
+        "internlm__internlm2-7b-reward": [("A100-40GB", 1), ("RTX 4090", 2), ("L40S", 1)],
+        "internlm__internlm2-20b-reward": [("H100-80GB", 1), ("A100-80GB", 2)],
+        "internlm__POLAR-7B": [("L40S", 1), ("H100-80GB", 1)],
+    },
+    "Qwen2ForRewardModel": {
+        "Qwen__Qwen2.5-Math-RM-72B": [("H200", 2), ("H100-80GB", 4)],
+        "WangResearchLab__verification-1.5b": [("RTX 4090", 1), ("L40S", 1)],
+        "infly__Universal-PRM-7B": [("L40S", 1), ("A100-40GB", 1), ("RTX 4090", 2)],
+    },
+    "Qwen2ForSequenceClassification": {
+        "merty__attempt3_7b_qwen2.5": [("A100-40GB", 1), ("RTX 4090", 2)],
+        "JayHyeon__Qwen2-0.5B-Reward_5e-4": [("RTX 4090", 1), ("L40S", 1)],
+        "EndOfLe__fine_tuned_wp": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+    },
+    "Qwen3ForSequenceClassification": {
+        "michaelfeil__Qwen3-Reranker-4B-seq": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
+        "ruberri__MNLP_M2_mcqa_model": [("RTX 4090", 1), ("L40S", 2)],
+    },
 }
 ARCH_CASES_PER_MODEL = 6
 
@@ -321,7 +385,12 @@ ARCH_CASES_PER_MODEL = 6
 # Classes whose model_type only the checkpoint's own configuration_*.py defines (neither SGLang's config classes nor
 # the pinned transformers know it), so SGLang loads them only with --trust-remote-code (harness_common stands in for
 # that module).
-REMOTE_CODE_ARCHS = frozenset({"InternLM2ForCausalLM", "InternLM3ForCausalLM"})
+REMOTE_CODE_ARCHS = frozenset({"InternLM2ForCausalLM", "InternLM3ForCausalLM", "InternLM2ForRewardModel"})
+
+
+# Decoder checkpoints trained as embedding models: SGLang serves them with --is-embedding (their class alone does
+# not say so)
+EMBEDDING_CHECKPOINTS = frozenset({"Qwen__Qwen3-Embedding-0.6B"})
 
 
 def _model_dir(prefix: str) -> str:
@@ -355,6 +424,8 @@ def _architecture_cases():
                     args["max_running_requests"] = rng.choice([8, 16, 32, 48, 64, 128, 256])
                 if rng.random() < 0.15:
                     args["kv_cache_dtype"] = "fp8_e4m3"
+                if model in EMBEDDING_CHECKPOINTS:
+                    args["is_embedding"] = True
                 if remote_config and i % 3 != 2:
                     args["trust_remote_code"] = True  # every third case checks the refusal without it
                 out.append(_case(f"arch-{short}-{i:02d}", model, gpu, tp, pre, args))

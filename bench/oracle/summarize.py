@@ -12,12 +12,14 @@ import collections
 import glob
 import json
 import os
+import re
 import sys
 
 from cases import release_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "tests", "fixtures", "oracle")
+MODEL_DIR = re.compile(r"/tmp/oracle-model-\w+")  # harness_common.make_model_dir's temporary checkpoint folder
 
 
 def summarize(version: str, models: bool = True) -> None:
@@ -30,7 +32,8 @@ def summarize(version: str, models: bool = True) -> None:
     print(f"### SGLang {version} ({data['wheel_filename']}, torch {data['torch_version']}, transformers {data['transformers_version']})\n")
     print(f"{len(cases)} cases: {len(sized)} sized, {len(errors)} ended in SGLang's own error, {len(broken)} harness failures.\n")
     print("| SGLang error | cases |\n|---|---|")
-    for (etype, msg), n in collections.Counter((c["error"]["type"], c["error"]["message"][:70]) for c in errors).most_common():
+    messages = collections.Counter((c["error"]["type"], MODEL_DIR.sub("<model dir>", c["error"]["message"])[:70]) for c in errors)
+    for (etype, msg), n in messages.most_common():
         print(f"| `{etype}: {msg.replace('|', '/')}…` | {n} |")
     if not models:
         print()

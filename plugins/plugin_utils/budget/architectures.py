@@ -33,6 +33,17 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 @dataclass(frozen=True)
+class PooledHead:
+    """The ``nn.Linear`` layers (model dtype, on every rank, never quantized) a pooling class puts over the pooled
+    hidden state: ``dense_layers`` of hidden x hidden, then one to ``labels`` outputs (0: the config's
+    ``num_labels``), all with a bias or all without."""
+
+    dense_layers: int = 0
+    bias: bool = False
+    labels: int = 0
+
+
+@dataclass(frozen=True)
 class ArchitectureLayout:
     """The weight layout of one SGLang model class (``models/<module>``), as far as sizing sees it.
 
@@ -61,7 +72,12 @@ class ArchitectureLayout:
     ``hidden_size``, bridged by replicated project_in/project_out layers (OPT's ``word_embed_proj_dim``).
     ``final_norm_key``: a config switch, default on, without which the final norm is not built (OPT's
     ``do_layer_norm_before``). ``mlp_bias_key``: a config switch (default off) for the MLP's biases, read instead of
-    ``mlp_bias`` when the config holds it (Apertus' ``mlp_bias``)."""
+    ``mlp_bias`` when the config holds it (Apertus' ``mlp_bias``).
+    Pooling classes (SGLang serves them as embedding, reward or classification models): ``lm_head`` False builds no
+    head over the vocabulary, ``pooled_head`` the replicated ``nn.Linear`` layers that score the pooled state, and
+    ``encoder_embeddings`` the BERT-style input embeddings of an encoder ("bert": position and token-type tables as
+    VocabParallelEmbedding, "roberta": as plain ``nn.Embedding``; both add a LayerNorm and a ``position_ids``
+    parameter), whose layers end in no final norm (``final_norm`` False)."""
 
     family: str
     module: str
@@ -103,6 +119,10 @@ class ArchitectureLayout:
     embed_dim_key: str = ""
     final_norm_key: str = ""
     mlp_bias_key: str = ""
+    lm_head: bool = True
+    pooled_head: Optional[PooledHead] = None
+    encoder_embeddings: str = ""
+    final_norm: bool = True
 
 
 def _dense(module: str, **kw: Any) -> ArchitectureLayout:
@@ -141,6 +161,15 @@ _GPT2_BLOCK: Dict[str, Any] = dict(
     rope_layout="none",
     config_aliases=_GPT2_NAMES,
 )
+
+# models/bert.py BertLayer (roberta.py reuses BertEncoder): qkv_proj and the attention output dense with bias, a
+# non-gated intermediate/output MLP with bias, two LayerNorms with bias per layer, no final norm and no rotary
+# embedding; every head is a KV head (head_dim = hidden / heads); no head over the vocabulary
+_BERT_ENCODER: Dict[str, Any] = dict(
+    qkv_bias=True, o_bias=True, gated_mlp=False, mlp_bias=True, norm_bias=True, rope_layout="none", lm_head=False, final_norm=False
+)
+# CrossEncodingPooler's BertPooler dense / RobertaClassificationHead dense, then the classifier (out_proj), with bias
+_CROSS_ENCODER_HEAD = PooledHead(dense_layers=1, bias=True)
 
 VERIFIED: Dict[str, ArchitectureLayout] = {
     "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
@@ -309,6 +338,32 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
             ("intermediate_size", "ffn_config.ffn_hidden_size"),
         ),
     ),
+    # Pooling classes: SGLang serves them as embedding, reward or classification models (configs/model_config.py
+    # is_generation_model), over the decoder or encoder named; none builds an lm_head.
+    # bert.py: BertModel's BertEmbedding (word, position and token-type VocabParallelEmbedding, LayerNorm,
+    # position_ids) under BertEncoder; its Pooler has no parameters
+    "BertModel": _dense("bert.py", encoder_embeddings="bert", **_BERT_ENCODER),
+    # bert.py: BertModel(use_bert_pooler=True) and the classifier nn.Linear(hidden, num_labels)
+    "BertForSequenceClassification": _dense("bert.py", encoder_embeddings="bert", pooled_head=_CROSS_ENCODER_HEAD, **_BERT_ENCODER),
+    # roberta.py: RobertaEmbedding (word table a VocabParallelEmbedding, position and token-type tables nn.Embedding)
+    # under BertEncoder; the CLS Pooler has no parameters (the sparse head only with --sparse-head)
+    "XLMRobertaModel": _dense("roberta.py", encoder_embeddings="roberta", **_BERT_ENCODER),
+    # roberta.py: RobertaClassificationHead (dense hidden x hidden, out_proj to num_labels, both with bias)
+    "XLMRobertaForSequenceClassification": _dense("roberta.py", encoder_embeddings="roberta", pooled_head=_CROSS_ENCODER_HEAD, **_BERT_ENCODER),
+    # llama_embedding.py: class MistralModel(LlamaEmbeddingModel): LlamaModel and a last-token Pooler
+    "MistralModel": _dense("llama_embedding.py", bias_key=_LLAMA_BIAS, lm_head=False),
+    # llama_reward.py: LlamaModel and score = nn.Linear(hidden, num_labels, bias=False)
+    "LlamaForSequenceClassification": _dense("llama_reward.py", bias_key=_LLAMA_BIAS, lm_head=False, pooled_head=PooledHead()),
+    # gemma2_reward.py: Gemma2Model (gemma2.py's layers) and score = nn.Linear(hidden, num_labels, bias=False)
+    "Gemma2ForSequenceClassification": _dense("gemma2_reward.py", norms_per_layer=4, lm_head=False, pooled_head=PooledHead()),
+    # qwen2_rm.py: Qwen2Model and score = Sequential(Linear(hidden, hidden), ReLU, Linear(hidden, 1)) with biases
+    "Qwen2ForRewardModel": _dense("qwen2_rm.py", qkv_bias=True, o_bias=False, lm_head=False, pooled_head=PooledHead(dense_layers=1, bias=True, labels=1)),
+    # qwen2_classification.py: Qwen2Model and score = nn.Linear(hidden, num_labels) with bias
+    "Qwen2ForSequenceClassification": _dense("qwen2_classification.py", qkv_bias=True, o_bias=False, lm_head=False, pooled_head=PooledHead(bias=True)),
+    # qwen3_classification.py: Qwen3ForPooledOutput (Qwen3Model) and score = nn.Linear(hidden, num_labels) with bias
+    "Qwen3ForSequenceClassification": _dense("qwen3_classification.py", qk_norm="head", lm_head=False, pooled_head=PooledHead(bias=True)),
+    # internlm2_reward.py: InternLM2Model and v_head = nn.Linear(hidden, 1, bias=False)
+    "InternLM2ForRewardModel": _dense("internlm2_reward.py", qkv_bias=False, lm_head=False, pooled_head=PooledHead(labels=1)),
     # granitemoe.py: num_local_experts x intermediate_size in every layer, no biases, router without bias
     "GraniteMoeForCausalLM": _moe("granitemoe.py", qkv_bias=False, all_layers_moe=True),
     # olmoe.py: every layer MoE, q_norm and k_norm over the whole hidden size on every rank, its own lm_head
@@ -445,6 +500,8 @@ class ReleaseArchitectures:
     transformers_version: str
     transformers_model_types: frozenset
     transformers_causal_lm_classes: frozenset
+    # model_type -> config class of the pinned transformers that gives no default position_embedding_type
+    configs_without_position_embedding_type: Dict[str, str]
 
 
 @functools.lru_cache(maxsize=None)
@@ -468,6 +525,7 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         transformers_version=data["transformers"]["version"],
         transformers_model_types=frozenset(data["transformers"]["model_types"]),
         transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),
+        configs_without_position_embedding_type=data["transformers"]["configs_without_position_embedding_type"],
     )
 
 
@@ -588,6 +646,16 @@ def config_load_error(config: Dict[str, Any], release: "SGLangRelease", trust_re
     if isinstance(auto_map, dict) and "AutoConfig" in auto_map:
         return None if trust_remote_code else REMOTE_CODE_MESSAGE.format(model=model or config.get("_name_or_path") or "of this model")
     return UNKNOWN_TYPE_MESSAGE.format(model_type=model_type)
+
+
+def encoder_config_error(config: Dict[str, Any], layout: ArchitectureLayout, release: "SGLangRelease") -> Optional[str]:
+    """The AttributeError SGLang's BertEmbedding / RobertaEmbedding raise when they read
+    ``config.position_embedding_type`` from a config.json without it, under a pinned transformers whose config class
+    no longer defaults it (transformers 5), or None."""
+    if not layout.encoder_embeddings or "position_embedding_type" in config:
+        return None
+    cls = release_architectures(release.version).configs_without_position_embedding_type.get(str(config.get("model_type") or ""))
+    return f"'{cls}' object has no attribute 'position_embedding_type'" if cls else None
 
 
 def unknown_quantization_error(method: str, release: "SGLangRelease") -> Optional[str]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
-from .architectures import ArchitectureSupport, config_load_error, resolve_architecture, unknown_quantization_error
+from .architectures import ArchitectureSupport, config_load_error, encoder_config_error, resolve_architecture, unknown_quantization_error
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length, pipeline_stage, unmodelled_quant_error
 from .profiles import (
@@ -490,6 +490,9 @@ def _core(
         )
         if quant_error:
             raise quant_error
+        build_error = encoder_config_error(spec.raw_config, spec.layout, release)  # then the model class is built
+        if build_error:
+            raise StartupError("AttributeError", build_error, "unsupported_architecture")
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
         load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
         if release.sizing.draft_loaded_before_sizing and eagle and spec.has_mtp_head:

@@ -353,6 +353,18 @@ def _int(cfg: Dict[str, Any], key: str, where: str, default: Any = None) -> int:
     return int(value)
 
 
+def num_labels(config: Dict[str, Any]) -> int:
+    """transformers' ``PretrainedConfig.num_labels``: the size of ``id2label`` when the config has one, else its
+    ``num_labels`` (default 2)."""
+    id2label = config.get("id2label")
+    if isinstance(id2label, dict) and id2label:
+        return len(id2label)
+    labels = config.get("num_labels", 2)
+    if isinstance(labels, bool) or not isinstance(labels, int) or not 0 < labels <= 1 << 20:
+        raise BudgetInputError("model.config.num_labels", f"must be a whole number from 1 to {1 << 20}, got {labels!r:.60}", _FIX)
+    return labels
+
+
 def derive_context_length(text_cfg: Dict[str, Any]) -> int:
     """SGLang's ``get_context_length`` (identical in 0.5.9 and 0.5.23)."""
     rope = text_cfg.get("rope_scaling")

@@ -28,7 +28,7 @@ from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header i
 
 from .behaviour import GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, QWEN3_5_A_LOG_MODEL_DTYPE
 from .errors import BudgetInputError
-from .model_spec import DsaBuild, ModelSpec
+from .model_spec import DsaBuild, ModelSpec, num_labels
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..releases import SGLangRelease
@@ -344,7 +344,11 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
     if spec.layout.position_rows_offset >= 0:
         positions = spec.max_position_embeddings + spec.layout.position_rows_offset
         out.append(Linear(None, "embed_positions", positions, spec.hidden_size, quantizable=False))
-    if own_head and not spec.tie_embeddings:
+    if spec.layout.encoder_embeddings:
+        out += _encoder_embeddings(spec, tp)
+    if own_head and spec.layout.pooled_head is not None:
+        out += _pooled_head(spec)
+    if own_head and spec.layout.lm_head and not spec.tie_embeddings:
         head_tp = atp if dp_lm_head else tp
         # ParallelLMHead takes the quant config; only modelopt mixed-precision checkpoints list it (NVFP4 lm_head);
         # the MTP draft's own head is built under the draft's quant config, which excludes it
@@ -360,6 +364,29 @@ def _embeddings(spec: ModelSpec, tp: int, own_head: bool = True, attn_tp: Option
             )
         )
     return out
+
+
+def _encoder_embeddings(spec: ModelSpec, tp: int) -> List[Linear]:
+    """A BERT-style encoder's input embeddings beside the word table (models/bert.py BertEmbedding, roberta.py
+    RobertaEmbedding): position and token-type tables (VocabParallelEmbedding, padded and split, in bert.py;
+    ``nn.Embedding`` on every rank in roberta.py), a LayerNorm with bias and the ``position_ids`` parameter of
+    ``max_position_embeddings`` elements, all in the model dtype."""
+    h, positions = spec.hidden_size, spec.max_position_embeddings
+    types = int(spec.raw_text_config.get("type_vocab_size") or 2)
+    if spec.layout.encoder_embeddings == "bert":
+        tables = [(_pad(positions, VOCAB_PAD) // tp, "embed_positions"), (_pad(types, VOCAB_PAD) // tp, "embed_token_types")]
+    else:
+        tables = [(positions, "embed_positions"), (types, "embed_token_types")]
+    rows = [Linear(None, name, count, h, quantizable=False) for count, name in tables]
+    return rows + [_norm(None, "embed_layer_norm", 2 * h), _norm(None, "embed_position_ids", positions)]
+
+
+def _pooled_head(spec: ModelSpec) -> List[Linear]:
+    """A pooling class's scoring layers (``PooledHead``), whole on every rank."""
+    head, h = spec.layout.pooled_head, spec.hidden_size
+    labels = head.labels or num_labels(spec.raw_config)
+    rows = [Linear(None, f"score.dense{k}", h, h, quantizable=False, bias=h if head.bias else 0) for k in range(head.dense_layers)]
+    return rows + [Linear(None, "score", labels, h, quantizable=False, bias=labels if head.bias else 0)]
 
 
 def _qwen3_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
@@ -482,7 +509,7 @@ def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
     return _VISION_TOWERS[spec.layout.vision_tower](v, spec, 1 if spec.vision_replicated else tp)
 
 
-_EMBED_ROWS = ("embed_tokens", "project_in", "project_out", "embed_positions")
+_EMBED_ROWS = ("embed_tokens", "project_in", "project_out", "embed_positions", "embed_token_types", "embed_layer_norm", "embed_position_ids")
 
 
 def _stage_embeddings(spec: ModelSpec, tp: int, attn_tp: Optional[int], dp_lm_head: bool) -> List[Linear]:
@@ -491,7 +518,7 @@ def _stage_embeddings(spec: ModelSpec, tp: int, attn_tp: Optional[int], dp_lm_he
     rows = _embeddings(spec, tp, attn_tp=attn_tp, dp_lm_head=dp_lm_head)
     if spec.stage is None:
         return rows
-    keep_embed = spec.first_stage or (spec.last_stage and spec.tie_embeddings)
+    keep_embed = spec.first_stage or (spec.last_stage and spec.tie_embeddings and spec.layout.lm_head)
     return [r for r in rows if (r.name in _EMBED_ROWS and keep_embed) or (r.name not in _EMBED_ROWS and spec.last_stage)]
 
 
@@ -503,7 +530,7 @@ def target_linears(spec: ModelSpec, tp: int, ep: int = 1, attn_tp: Optional[int]
         mixer, ffn = spec.layers[i]
         rows += _decoder_layer(spec, i, mixer, ffn, tp, ep, attn_tp)
     final_norm = not spec.layout.final_norm_key or spec.raw_text_config.get(spec.layout.final_norm_key, True)
-    if spec.layout.norm_params and final_norm and spec.last_stage:
+    if spec.layout.norm_params and spec.layout.final_norm and final_norm and spec.last_stage:
         rows.append(_norm(None, "norm", spec.hidden_size * (2 if spec.layout.norm_bias else 1)))
     if spec.first_stage:
         rows += _vision(spec, tp)

@@ -291,3 +291,59 @@ def test_lfm2_short_conv_layers_pool_a_conv_state_and_keep_their_own_lm_head():
     assert on_blackwell["resolved_args"]["attention_backend"] == "flashinfer"  # model_overrides/lfm2.py
     refused = evaluate({"config": config("LiquidAI__LFM2-350M")}, [gpu], {"context_length": 8192, "attention_backend": "triton"}, "0.5.9", with_fixes=False)
     assert refused["error"]["type"] == "AssertionError" and "does not support triton attention backend" in refused["error"]["message"]
+
+
+RTX4090 = {"name": "NVIDIA GeForce RTX 4090", "memory_total_mib": 24564}
+
+
+def _weights(cfg, version="0.5.23", tp=1):
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import compute_weights
+
+    return compute_weights(build_model_spec(cfg), tp, release=release(version))
+
+
+def test_a_reward_model_drops_the_lm_head_for_its_score_layer():
+    """Skywork-Reward-Llama-3.1-8B is Llama-3.1-8B with score = nn.Linear(4096, 1, bias=False) (llama_reward.py)."""
+    reward = config("Skywork__Skywork-Reward-Llama-3.1-8B")
+    assert resolve_architecture("LlamaForSequenceClassification", reward, release("0.5.23")).support == "verified"
+    causal = dict(reward, architectures=["LlamaForCausalLM"])
+    head = (128257 + 63) // 64 * 64 * 4096 * 2  # ParallelLMHead over the vocabulary padded to 64, bf16
+    assert _weights(causal).target_param_bytes - _weights(reward).target_param_bytes == head - 4096 * 2
+
+
+def test_reward_heads_follow_each_class():
+    """qwen2_rm.py: Linear(h, h) + Linear(h, 1), both with bias; qwen2_classification.py: Linear(h, num_labels) with
+    bias; the labels are id2label's, else num_labels, else transformers' default of 2."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.model_spec import num_labels
+
+    rm = config("Qwen__Qwen2.5-Math-RM-72B")
+    causal = dict(rm, architectures=["Qwen2ForCausalLM"])
+    h, vocab = rm["hidden_size"], (rm["vocab_size"] + 63) // 64 * 64
+    head = vocab * h * 2 if not rm.get("tie_word_embeddings") else 0
+    assert _weights(causal).target_param_bytes - _weights(rm).target_param_bytes == head - (h * h + h + h + 1) * 2
+    assert num_labels({"id2label": {"0": "a", "1": "b", "2": "c"}, "num_labels": 7}) == 3
+    assert num_labels({"num_labels": 5}) == 5 and num_labels({}) == 2
+    with pytest.raises(BudgetInputError, match="num_labels"):
+        num_labels({"num_labels": "one"})
+
+
+def test_bert_encoder_weights_count_its_embedding_tables_and_no_final_norm():
+    """bge-base-en-v1.5 (BertModel, 110M parameters): word, position and token-type VocabParallelEmbedding tables
+    (padded to 64), LayerNorm and position_ids, 12 BertLayers with biases; float32 is served as float16."""
+    bge = config("BAAI__bge-base-en-v1.5")
+    h, i, layers = 768, 3072, 12
+    per_layer = 3 * h * h + 3 * h + h * h + h + i * h + i + h * i + h + 2 * 2 * h
+    embeddings = (30528 + 512 + 64) * h + 2 * h + 512
+    assert _weights(bge).target_param_bytes == (embeddings + layers * per_layer) * 2
+
+
+@pytest.mark.parametrize("version,fails", [("0.5.9", False), ("0.5.23", True)])
+def test_an_encoder_config_without_position_embedding_type_fails_where_transformers_5_is_pinned(version, fails):
+    """transformers 5 dropped BertConfig's position_embedding_type default, which bert.py reads: the nlptown
+    sentiment model's config.json (transformers 2 era) has no such key."""
+    res = evaluate(config("nlptown__bert-base-multilingual-uncased-sentiment"), [RTX4090], {}, version, with_fixes=False)
+    if fails:
+        assert res["error"]["type"] == "AttributeError"
+        assert res["error"]["message"] == "'BertConfig' object has no attribute 'position_embedding_type'"
+    else:
+        assert res["error"] is None and res["budget"]["totals"]["max_total_num_tokens"] > 0

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.13"
+CATALOG_VERSION = "2026.12.14"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -291,6 +291,9 @@ CATALOG = (
         patterns=(
             Pattern(OOM_RE.pattern, 50, "CUDA OOM", re.IGNORECASE),
             Pattern(_OOM_FRAMES_RUNTIME, 25, "serving frame"),
+            # the OOM comes back as a request's error body (openai_api/protocol.py ErrorResponse, {"error": {"message":
+            # ...}} or {"object": "error", "message": ...}): the server was up and answering, so it was serving-time work
+            Pattern(r'"(?:message|detail)"\s*:\s*"[^"]{0,80}(?:CUDA out of memory|OutOfMemoryError)', 70, "OOM answered to a request"),
         ),
         budgeted=False,
         retunable=True,
@@ -617,6 +620,9 @@ CATALOG = (
             Pattern(r"\[sgl_kernel\] CRITICAL: Could not load any common_ops library", 95, "sgl_kernel failed to load"),
             # transformers utils/import_utils.py:1733,1741 (4.57.1), :2046,2054 (5.19.0)
             Pattern(r"requires the (?:SentencePiece|protobuf) library but it was not found in your environment", 90, "tokenizer dependency missing"),
+            # transformers utils/import_utils.py (4.57.1 :2231,2453; 5.19.0 :2479,2936): its lazy module meets a backend
+            # requirement it does not know, i.e. the installed transformers and its extras disagree (import time)
+            Pattern(r"Backends? should be defined in the BACKENDS_MAPPING", 90, "transformers import failed"),
         ),
     ),
     RootCause(
@@ -654,6 +660,9 @@ CATALOG = (
                 "NCCL error",
             ),
             Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
+            # torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp (TORCH_DISTRIBUTED_DEBUG=DETAIL): ranks issued
+            # different collectives, so none of them can complete
+            Pattern(r"Detected mismatch between collectives on ranks", 85, "ranks desynchronised"),
             # torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp heartbeat monitor
             Pattern(r"ProcessGroupNCCL's watchdog got stuck for \d+ seconds", 85, "NCCL watchdog hang"),
             # torch/csrc/distributed/c10d/ProcessGroupGloo.cpp: the CPU group (SGLang's TP cpu_group) could not connect
@@ -1151,7 +1160,10 @@ CRASH_RE = re.compile(
     # uvicorn's access log: a request the server failed (a crash unless requests are served after it)
     r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 5\d\d\b|"
     # the ROCm runtime's fatal GPU fault (rocclr: "Memory access fault by GPU node-2 (Agent handle: ...)")
-    r"Memory access fault by GPU node-\d+"
+    r"Memory access fault by GPU node-\d+|"
+    # a C assert() (glibc: "file:line: func: Assertion `expr' failed.") or a CUDA device-side assert (ATen kernels:
+    # "...: block: [0,0,0], thread: [62,0,0] Assertion `expr` failed.")
+    r"Assertion `[^`']{1,400}['`] failed"
 )
 # A Python exception in SGLang's own output (not a kill from outside): what turns a warning into a cause.
 EXCEPTION_RE = re.compile(r"Traceback \(most recent call last\)|\w+ hit an exception|Fatal Python error")

@@ -457,8 +457,9 @@ def classify(lines):
                 failures = rank_failures + [r for r in failures if r[0] not in {f[0] for f in rank_failures}]
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
-        cause_id, score, evidence, _wrapper_only, key_line = failures[0]
-        confidence = "high" if score >= HIGH_SCORE else "medium"
+        cause_id, score, evidence, wrapper_only, key_line = failures[0]
+        # a wrapper ("Capture cuda graph failed: {e}") says where the start failed, not why: alone it is no high answer
+        confidence = "high" if score >= HIGH_SCORE and not wrapper_only else "medium"
         if cause_id in OOM_BY_PHASE.values():  # the phase of the OOM line itself, not of a frame quoted with it
             key_line = found.first_oom.get(failed_rank if failed_rank is not None else oom_rank, key_line)
         phase = the_timeline.phase_at(key_line, ranks[key_line]) or CAUSES[cause_id].phase
@@ -470,6 +471,11 @@ def classify(lines):
         score, evidence = (healthy[1], healthy[2]) if healthy else (0, [])
         confidence = _healthy_confidence(the_timeline, score)
         evidence = evidence or _milestone_lines(the_timeline)
+        saturated = _saturated_batch(lines, the_timeline)
+        if saturated is not None:
+            confidence = "medium" if confidence == "high" else confidence
+            evidence = [saturated]
+            notes.append(SATURATED_NOTE)
         phase = the_timeline.phase or "unknown"
     else:
         # Nothing catalogued matched, but a rank crashed after its last sign of life: quote the likely lines.
@@ -494,6 +500,24 @@ def classify(lines):
         "ranking": [{"id": r[0], "score": r[1]} for r in ranking[:5]],
         "line_count": len(lines),
     }
+
+
+# The scheduler's batch line (managers/scheduler_metrics_mixin.py 0.5.9; scheduler_components/metrics_reporter.py
+# 0.5.23): "token usage: U" (or "full token usage: U" on hybrid pools) and "#queue-req: Q". A pool at 0.99 or more
+# with requests waiting serves, but at its KV capacity (retracting, or queueing new requests).
+_SATURATED_RE = re.compile(r"(?<![\w#])(?:full )?token usage: (?:1\.00|0\.99)\b.{0,300}#queue-req: [1-9]")
+SATURATED_NOTE = (
+    "the server is up, but its KV cache pool is full with requests waiting: it serves at its KV capacity "
+    "(a larger pool: --mem-fraction-static, a shorter --context-length, fewer --max-running-requests, fp8 KV)"
+)
+
+
+def _saturated_batch(lines, the_timeline):
+    """The last batch line, when it shows the KV pool full with requests queued (else None)."""
+    batches = [line for line, name, _rank in the_timeline.hits if name in ("serving", "warmup_request")]
+    if batches and _SATURATED_RE.search(lines[batches[-1]]):
+        return batches[-1]
+    return None
 
 
 def _healthy_confidence(the_timeline, score):

@@ -43,6 +43,15 @@ def _diagnose(lines):
 
 
 CRASH_MESSAGES = [
+    # torch c10d ProcessGroupWrapper.cpp (TORCH_DISTRIBUTED_DEBUG=DETAIL): ranks ran different collectives
+    (
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 3 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=12, OpType=ALLREDUCE, TensorShape=[1], TensorDtypes=Int), but Rank 0 is "
+        "running collective: CollectiveFingerPrint(SequenceNumber=12, OpType=BROADCAST).",
+        "nccl_failure",
+    ),
+    # transformers utils/import_utils.py (4.57.1, 5.19.0): its lazy import meets a backend it does not know
+    ("ValueError: Backend should be defined in the BACKENDS_MAPPING. Offending backend: torchvision_v2", "dependency_import_error"),
     # torch: the device-count checks (c10/cuda/CUDAFunctions.cpp) and the CUDA runtime's error strings
     ("RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu.", "driver_cuda_mismatch"),
     (
@@ -365,3 +374,45 @@ def test_transformers_unreachable_hub_whatever_the_endpoint(endpoint):
     # transformers utils/hub.py (5.19.0 :621) names constants.ENDPOINT, i.e. HF_ENDPOINT when a mirror is set
     line = "OSError: We couldn't connect to '%s' to load the files, and couldn't find them in the cached files." % endpoint
     assert _diagnose([ARGS] + CRASH + [line])["root_cause"] == "model_download_failed"
+
+
+def test_a_device_side_assert_is_a_crash_not_a_healthy_start():
+    """ATen's CUDA kernels assert on the device ("...: block: [0,0,0], thread: [62,0,0] Assertion `...` failed."), as
+    glibc's assert() does on the host: no catalogued cause, but never ``none``."""
+    line = (
+        "/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:365: operator(): block: [0,0,0], thread: [3,0,0] "
+        "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed."
+    )
+    result = _diagnose(CAPTURE[:3] + [line])
+    assert result["root_cause"] == "other"
+
+
+def test_an_oom_in_a_request_error_body_is_serving_time_work():
+    """SGLang's OpenAI-style ErrorResponse carries the OOM of a request: the server was up and answering."""
+    body = (
+        '{"error":{"message":"CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.53 GiB '
+        'of which 20.38 MiB is free.","type":"BadRequestError","code":400}}'
+    )
+    assert _diagnose([body])["root_cause"] == "cuda_oom_runtime"
+
+
+def test_a_wrapper_alone_is_never_a_high_confidence_answer():
+    """ "Capture cuda graph failed: {e}" with a plain tensor error inside says where the start failed, not why."""
+    wrapped = "Exception: Capture cuda graph failed: shape mismatch: value tensor of shape [512, 2, 192] cannot be broadcast to indexing result of shape [512, 1, 192]"
+    result = _diagnose([ARGS] + CAPTURE + [wrapped])
+    assert result["root_cause"] == "cuda_graph_capture_error"
+    assert result["confidence"] == "medium"
+
+
+def test_a_full_pool_with_requests_queued_is_healthy_but_said_to_be_at_capacity():
+    """Batch lines with token usage 1.00 and a queue: the server serves, at its KV capacity."""
+    batch = (
+        "[2026-03-04 09:20:0%d TP0] Decode batch, #running-req: 4, #token: 401000, token usage: 1.00, cuda graph: True, "
+        "gen throughput (token/s): 429.34, #queue-req: 3"
+    )
+    result = _diagnose([batch % i for i in range(3)])
+    assert result["root_cause"] == "none" and result["confidence"] == "medium"
+    assert any("KV cache pool is full" in note for note in result["notes"])
+    calm = _diagnose([(batch % i).replace("token usage: 1.00", "token usage: 0.42") for i in range(3)])
+    assert calm["root_cause"] == "none" and calm["confidence"] == "high"
+    assert not any("KV cache pool is full" in note for note in calm["notes"])

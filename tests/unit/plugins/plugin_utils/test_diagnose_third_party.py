@@ -398,7 +398,10 @@ def test_an_oom_in_a_request_error_body_is_serving_time_work():
 
 def test_a_wrapper_alone_is_never_a_high_confidence_answer():
     """ "Capture cuda graph failed: {e}" with a plain tensor error inside says where the start failed, not why."""
-    wrapped = "Exception: Capture cuda graph failed: shape mismatch: value tensor of shape [512, 2, 192] cannot be broadcast to indexing result of shape [512, 1, 192]"
+    wrapped = (
+        "Exception: Capture cuda graph failed: shape mismatch: value tensor of shape [512, 2, 192] cannot be broadcast "
+        "to indexing result of shape [512, 1, 192]"
+    )
     result = _diagnose([ARGS] + CAPTURE + [wrapped])
     assert result["root_cause"] == "cuda_graph_capture_error"
     assert result["confidence"] == "medium"

@@ -98,6 +98,7 @@ ARCH_MODELS = {
     "Phi3ForCausalLM": {
         "ehartford__phi3-4k": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 1)],
         "gaianet__phi-4-GGUF": [("H100-80GB", 1), ("RTX A6000", 1), ("L40S", 2)],
+        "Alignment-Lab-AI__idfkphi4kiguess": [("A100-80GB", 1), ("L40S", 1), ("RTX 4090", 2)],
     },
     "CohereForCausalLM": {
         "unsloth__c4ai-command-r-08-2024": [("H100-80GB", 2), ("A100-80GB", 2), ("H200", 1)],
@@ -122,6 +123,8 @@ ARCH_MODELS = {
     "PhiForCausalLM": {
         "microsoft__phi-1": [("RTX 4090", 1), ("L40S", 1)],
         "DUAL-GPO__phi-2-gpo-test-iter-1": [("RTX 4090", 1), ("A100-40GB", 1), ("L40S", 2)],
+        "lole25__phi-2-gpo-ultrachat-lora-0.1": [("RTX 4090", 1), ("L40S", 1)],
+        "Realluke__phi-2-senator-tweets": [("A100-40GB", 1), ("RTX 4090", 2)],
     },
     "GemmaForCausalLM": {
         "Tizzzzy__kgllm_Gemma": [("RTX 4090", 1), ("L40S", 1)],
@@ -164,6 +167,7 @@ ARCH_MODELS = {
     },
     "Cohere2ForCausalLM": {
         "huihui-ai__c4ai-command-r7b-12-2024-abliterated": [("RTX A6000", 1), ("H100-80GB", 1)],
+        "mlx-community__c4ai-command-r7b-12-2024-4bit": [("RTX 4090", 1), ("L40S", 1)],
     },
     "MistralForCausalLM": {
         "stan-hua__Ministral-8B-Instruct-2410-AWQ-W4A16": [("RTX 4090", 1), ("L40S", 1)],
@@ -184,6 +188,7 @@ ARCH_MODELS = {
     "Gemma3ForCausalLM": {
         "Codingstark__gemma3-270m-leetcode": [("RTX 4090", 1), ("L40S", 1)],
         "Creekside__gemma-3": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],
+        "mlx-community__gemma-3-1b-pt-6bit": [("RTX 4090", 1), ("L40S", 1)],
     },
     "LlamaForCausalLM": {
         "meta-llama__Llama-2-7b-hf": [("RTX 4090", 1), ("A100-40GB", 1)],
@@ -231,6 +236,8 @@ ARCH_MODELS = {
     },
     "MiniMaxM2ForCausalLM": {
         "MiniMaxAI__MiniMax-M2.7": [("H200", 4), ("H100-80GB", 8)],
+        "nvidia__MiniMax-M2.7-NVFP4": [("H200", 4), ("H200", 2), ("H100-80GB", 4)],
+        "nvidia__MiniMax-M2.5-NVFP4": [("H200", 2), ("H100-80GB", 4)],
     },
     "Qwen3NextForCausalLM": {
         "Qwen__Qwen3-Next-80B-A3B-Thinking": [("H200", 2), ("H100-80GB", 4)],

@@ -1,15 +1,18 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Print a Markdown summary of the oracle fixtures (for README.md's results section).
 
-python bench/oracle/summarize.py [--overview] [--no-models] [VERSION ...]
+python bench/oracle/summarize.py [--overview] [--no-models] [--readme] [VERSION ...]
     default: every fixture, newest release first; --overview: one row per fixture;
-    --no-models: leave out the per-model table
+    --no-models: leave out the per-model table; --readme: rewrite README.md's results (the overview and the
+    0.5.23 / 0.5.9 sections) from the fixtures
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import glob
+import io
 import json
 import os
 import re
@@ -69,10 +72,41 @@ def overview(versions: list[str]) -> None:
     print()
 
 
+README = os.path.join(HERE, "README.md")
+README_SECTIONS = ("0.5.23", "0.5.9")
+
+
+def _captured(fn, *args, **kwargs) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        fn(*args, **kwargs)
+    return buffer.getvalue()
+
+
+def write_readme() -> None:
+    """Replace the overview table and the per-release sections of README.md with what the fixtures hold now."""
+    with open(README, encoding="utf-8") as fh:
+        text = fh.read()
+    table = _captured(overview, present()).rstrip("\n") + "\n"
+    start = text.index("| release | harness | cases |")
+    end = text.index("\n\n", start) + 1
+    text = text[:start] + table + text[end:]
+    for version in README_SECTIONS:
+        section = _captured(summarize, version, models=False).rstrip("\n") + "\n"
+        start = text.index(f"### SGLang {version} (")
+        ends = [i for i in (text.find("\n### ", start + 5), text.find("\n## ", start + 5)) if i != -1]
+        end = min(ends) + 1 if ends else len(text)
+        text = text[:start] + section + ("\n" if end < len(text) else "") + text[end:]
+    with open(README, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 if __name__ == "__main__":
     flags = {a for a in sys.argv[1:] if a.startswith("--")}
     versions = [a for a in sys.argv[1:] if not a.startswith("--")] or present()
-    if "--overview" in flags:
+    if "--readme" in flags:
+        write_readme()
+    elif "--overview" in flags:
         overview(versions)
     else:
         for v in versions:

@@ -658,11 +658,12 @@ def encoder_config_error(config: Dict[str, Any], layout: ArchitectureLayout, rel
     return f"'{cls}' object has no attribute 'position_embedding_type'" if cls else None
 
 
-def unknown_quantization_error(method: str, release: "SGLangRelease") -> Optional[str]:
+def unknown_quantization_error(method: Optional[str], release: "SGLangRelease") -> Optional[str]:
     """``ModelConfig._verify_quantization``'s refusal of a ``quant_method`` the release's CUDA build does not register
-    (``layers/quantization`` ``QUANTIZATION_METHODS``), or None."""
+    (``layers/quantization`` ``QUANTIZATION_METHODS``), or None. A quantization_config without quant_method (and
+    not ModelOpt's) leaves SGLang with the empty method "", which it refuses too."""
     methods = release_architectures(release.version).quantization_methods
-    if not method or method in methods:
+    if method is None or method in methods:
         return None
     return f"Unknown quantization method: {method}. Must be one of {list(methods)}."
 

@@ -467,6 +467,8 @@ def _core(
             raise StartupError("ValueError", r.context_error, "context_length_exceeds_model")
         checks.append("quantization")  # ModelConfig._verify_quantization, after the context length
         unmodelled = spec.quant.unmodelled_method
+        if unmodelled == "" and args.get("quantization"):
+            unmodelled = None  # --quantization names the method the checkpoint's config leaves out
         quant_error = unknown_quantization_error(unmodelled, release)
         if quant_error:
             raise StartupError("ValueError", quant_error, "unsupported_quantization")

@@ -61,8 +61,9 @@ class QuantSpec:
     # before hf_quant_config.json, and 0.5.9 maps plain "modelopt" to ModelOptFp8Config)
     modelopt_config_algo: Optional[str] = None
     # a quant_method whose storage the engine does not derive: SGLang may refuse it (the release's
-    # ``quantization_methods``); otherwise only the checkpoint's own byte total sizes it
-    unmodelled_method: str = ""
+    # ``quantization_methods``); otherwise only the checkpoint's own byte total sizes it. "" is a
+    # quantization_config without any quant_method (an MLX re-save's {"group_size": 64, "bits": 4}), None none at all
+    unmodelled_method: Optional[str] = None
 
     def algo_for(self, layer: Optional[int], name: str) -> Optional[str]:
         """The storage format of one linear module (``None`` = model dtype)."""
@@ -426,6 +427,8 @@ def _quant_storage(qc: Optional[Dict[str, Any]], hf_quant: Optional[Dict[str, An
     if not qc:
         return QuantSpec()
     method = str(qc.get("quant_method") or "").lower()
+    if "quant_method" not in qc and re.search("FP4|FP8", str(qc.get("quant_algo") or "").upper()):
+        method = "modelopt"  # configs/model_config.py _parse_quant_hf_config: a flat ModelOpt block without quant_method
     skip = tuple(qc.get("modules_to_not_convert") or qc.get("ignored_layers") or qc.get("ignore") or ())
     kv_fp8 = str(qc.get("kv_cache_quant_algo") or "").upper() == "FP8"
     if method == "fp8":

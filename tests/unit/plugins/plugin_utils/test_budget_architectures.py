@@ -347,3 +347,15 @@ def test_an_encoder_config_without_position_embedding_type_fails_where_transform
         assert res["error"]["message"] == "'BertConfig' object has no attribute 'position_embedding_type'"
     else:
         assert res["error"] is None and res["budget"]["totals"]["max_total_num_tokens"] > 0
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_a_quantization_config_without_quant_method_is_sglangs_unknown_empty_method(version):
+    """An MLX re-save keeps {"group_size": 64, "bits": 4} as its quantization_config: ModelConfig finds no
+    quant_method (nor a ModelOpt quant_algo) and refuses the empty one; --quantization names it instead."""
+    mlx = config("mlx-community__c4ai-command-r7b-12-2024-4bit")
+    res = evaluate(mlx, [RTX4090], {}, version, with_fixes=False)
+    assert res["error"]["type"] == "ValueError"
+    assert res["error"]["message"].startswith("Unknown quantization method: . Must be one of ['fp8', ")
+    named = evaluate(mlx, [RTX4090], {"quantization": "fp8"}, version, with_fixes=False)
+    assert not named["error"] or not named["error"]["message"].startswith("Unknown quantization method: .")

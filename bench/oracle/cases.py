@@ -323,6 +323,12 @@ ARCH_MODELS = {
         "NewEden-Forge__Science-Expert-R1": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],
         "Saesara__10text": [("A100-40GB", 1), ("RTX 4090", 2), ("H100-80GB", 1)],
     },
+    # Llama 4 (text only: SGLang disables its vision tower unless --enable-multimodal): chunked-attention layers
+    # pooled as hybrid SWA, every fourth layer global (NoPE)
+    "Llama4ForConditionalGeneration": {
+        "meta-llama__Llama-4-Scout-17B-16E-Instruct": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
+        "RedHatAI__Llama-4-Scout-17B-16E-Instruct-FP8-dynamic": [("H100-80GB", 2), ("H200", 1), ("L40S", 4)],
+    },
     # pooling classes (embedding, reward and classification models)
     "BertModel": {
         "BAAI__bge-base-en-v1.5": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
@@ -395,6 +401,12 @@ ARCH_CASES_PER_MODEL = 6
 REMOTE_CODE_ARCHS = frozenset({"InternLM2ForCausalLM", "InternLM3ForCausalLM", "InternLM2ForRewardModel"})
 
 
+# Extra cases of one model, each with these flags over its first deployment: a class-specific check the random
+# grid does not draw (Llama 4 accepts only some attention backends)
+ARCH_FLAG_CASES = {
+    "meta-llama__Llama-4-Scout-17B-16E-Instruct": ({"attention_backend": "flashinfer"}, {"attention_backend": "triton", "context_length": 65536}),
+}
+
 # Decoder checkpoints trained as embedding models: SGLang serves them with --is-embedding (their class alone does
 # not say so)
 EMBEDDING_CHECKPOINTS = frozenset({"Qwen__Qwen3-Embedding-0.6B"})
@@ -436,6 +448,9 @@ def _architecture_cases():
                 if remote_config and i % 3 != 2:
                     args["trust_remote_code"] = True  # every third case checks the refusal without it
                 out.append(_case(f"arch-{short}-{i:02d}", model, gpu, tp, pre, args))
+            for k, flags in enumerate(ARCH_FLAG_CASES.get(model, ()), ARCH_CASES_PER_MODEL):
+                gpu, tp = deploys[0]
+                out.append(_case(f"arch-{short}-{k:02d}", model, gpu, tp, round(GPUS[gpu][1] / 1024 - 0.8, 2), dict(flags)))
     return out
 
 

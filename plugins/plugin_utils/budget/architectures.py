@@ -47,7 +47,10 @@ class PooledHead:
 class ArchitectureLayout:
     """The weight layout of one SGLang model class (``models/<module>``), as far as sizing sees it.
 
-    ``family`` selects the KV/state pool: dense|moe (standard GQA), mla, swa (GPT-OSS hybrid SWA), gdn, mamba2.
+    ``family`` selects the KV/state pool: dense|moe (standard GQA), mla, swa (hybrid SWA: GPT-OSS, Llama 4), gdn,
+    mamba2. ``gpt_oss_blocks``: GPT-OSS's attention sinks, biased router and fused biased experts (swa family);
+    ``swa_full_every``: every n-th layer is global and the others slide, with the window ``attention_chunk_size``
+    (Llama 4's chunked attention; 0: the config's ``layer_types``, the window ``sliding_window`` - 1).
     ``qkv_bias``: ``None`` is on when any of the config's ``bias_key`` is (default ``bias_default``); ``o_bias``: ``None`` is
     the same as the qkv bias. ``qk_norm``: "" none, "head" (one ``head_dim`` RMSNorm for q and one for k),
     "projection" (over the rank's heads), "full_projection" (over all heads, replicated on every rank);
@@ -119,6 +122,10 @@ class ArchitectureLayout:
     embed_dim_key: str = ""
     final_norm_key: str = ""
     mlp_bias_key: str = ""
+    gpt_oss_blocks: bool = False
+    swa_full_every: int = 0
+    # the vision tower is built only with --enable-multimodal (ModelConfig's mm_disabled_models), which is not modelled
+    vision_opt_in: bool = False
     lm_head: bool = True
     pooled_head: Optional[PooledHead] = None
     encoder_embeddings: str = ""
@@ -410,7 +417,14 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
             ("text_hidden_size", 7168),
         ),
     ),
-    "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True),
+    "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True, gpt_oss_blocks=True),
+    # mllama4.py over llama4.py, text only (ModelConfig leaves multimodal off for it unless --enable-multimodal, so
+    # no vision tower is built): every fourth layer global without RoPE, the others chunked attention that
+    # configs/model_config.py get_hybrid_layer_ids pools as SWA with the window attention_chunk_size
+    # (load_model_utils.resolve_sliding_window_size); qkv/o without bias, the q/k RMSNorm without weights; MoE every
+    # interleave_moe_layer_step-th layer (router in the model dtype, unquantized; a shared expert of the experts'
+    # width), the other layers an MLP of intermediate_size_mlp; the LlamaForCausalLM head
+    "Llama4ForConditionalGeneration": ArchitectureLayout(family="swa", module="mllama4.py", qkv_bias=False, o_bias=False, swa_full_every=4, vision_opt_in=True),
     "Qwen3NextForCausalLM": ArchitectureLayout(family="gdn", module="qwen3_next.py", qk_norm="head", shared_expert_gate=True),
     # qwen3_vl.py: Qwen3LLMModel (Qwen3's decoder) under the Qwen3-VL ViT, which adds one deepstack merger per
     # vision_config.deepstack_visual_indexes entry

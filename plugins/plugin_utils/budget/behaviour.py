@@ -89,6 +89,9 @@ class SizingBehaviour:
     # speculation keeps the overlap schedule only with SGLANG_ENABLE_SPEC_V2 (its default here); None: no such switch
     spec_v2_env_default: Optional[bool]
     gpt_oss_trtllm_mha_disables_hybrid_swa: bool
+    # the --attention-backend values the Llama 4 check accepts, in its message's order (0.5.9 server_args.py:1462-1468,
+    # 0.5.23 arg_groups/model_hook.py:624-631); any other is SGLang's AssertionError
+    llama4_attention_backends: Tuple[str, ...]
     # models/gemma3_causal.py: each attention builds get_rope (local and global base: two fp32 caches of
     # max_position rows); 0.5.9's classes rotate with inv_freq modules only (no cos_sin_cache)
     gemma3_rope_in_attention: bool

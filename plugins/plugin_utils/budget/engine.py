@@ -259,7 +259,7 @@ def mxfp4_moe_padding(spec: ModelSpec, args: Dict[str, Any], release: SGLangRele
     """Padding of GPT-OSS MXFP4 expert weights when the FlashInfer MXFP4 MoE kernel is chosen (Blackwell):
     ``FusedMoE`` rounds the hidden size to 256, ``Mxfp4MoEMethod.create_weights`` the per-rank intermediate
     (the release's ``mxfp4_sm100_intermediate_pad`` on SM100). Other kernels take the checkpoint's sizes."""
-    if spec.family != "swa" or spec.quant.method != "mxfp4":
+    if not spec.layout.gpt_oss_blocks or spec.quant.method != "mxfp4":
         return (0, 0)
     backend = str(args.get("moe_runner_backend") or "auto")
     blackwell = sm in (100, 103, 120, 121)

@@ -792,6 +792,16 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
                 rope_interleave=bool(text.get("indexer_rope_interleave", False)),
                 topk_layer_ids=tuple(i for i in range(n_layers) if not dsa_layer_skips_topk(text, i)),
             )
+    elif family == "swa" and layout.swa_full_every:
+        every = layout.swa_full_every
+        spec.sliding_window = _int(text, "attention_chunk_size", where)
+        spec.num_experts = int(text.get("num_local_experts") or 0)
+        spec.moe_intermediate_size = _int(text, "intermediate_size", where)
+        spec.shared_expert_intermediate_size = spec.moe_intermediate_size
+        spec.intermediate_size = _int(text, "intermediate_size_mlp", where, spec.moe_intermediate_size)
+        step = int(text.get("interleave_moe_layer_step", 1) or 0)  # llama4.py Llama4DecoderLayer._is_moe_layer
+        moe = [spec.num_experts > 0 if step == 0 else (i + 1) % step == 0 for i in range(n_layers)]
+        spec.layers = [("full" if (i + 1) % every == 0 else "swa", "moe" if moe[i] else "dense") for i in range(n_layers)]
     elif family == "swa":
         types = text.get("layer_types")
         if isinstance(types, list) and len(types) == n_layers:

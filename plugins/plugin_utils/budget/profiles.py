@@ -618,8 +618,18 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
     # attention backend and page size (server_args.py _handle_attention_backend_compatibility,
     # _handle_page_size and the per-model hooks; arg_groups/model_override_base.py in 0.5.23)
     attn_backend = attention_backend(spec, args, b, sm, args.get("speculative_algorithm"), args.get("speculative_eagle_topk"))
+    if spec.layout.vision_opt_in and args.get("enable_multimodal"):
+        raise BudgetInputError(
+            "server_args.enable_multimodal",
+            f"builds {spec.architecture}'s vision tower, which the budget engine does not model",
+            "preflight without --enable-multimodal (text only, SGLang's default for this class)",
+        )
+    model_check_error = None
+    if spec.layout.swa_full_every and attn_backend not in b.llama4_attention_backends:
+        allowed = b.llama4_attention_backends
+        model_check_error = ("AssertionError", f"{', '.join(allowed[:-1])} or {allowed[-1]} is required for Llama4 model but got {attn_backend}")
     hybrid_swa = spec.is_hybrid_swa and not args.get("disable_hybrid_swa_memory")
-    if b.gpt_oss_trtllm_mha_disables_hybrid_swa and spec.family == "swa" and attn_backend == "trtllm_mha":
+    if b.gpt_oss_trtllm_mha_disables_hybrid_swa and spec.layout.gpt_oss_blocks and attn_backend == "trtllm_mha":
         hybrid_swa = False  # the release's GPT-OSS hook: trtllm_mha disables hybrid SWA memory
     page = _opt(args, "page_size")
     page = int(page) if page is not None else 1
@@ -653,7 +663,7 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
         )
     )
     disable_radix, disable_overlap, strategy, arg_error = (mamba.disable_radix, mamba.disable_overlap, mamba.strategy, mamba.arg_error)
-    arg_error = arg_error or dsa_arg_error
+    arg_error = model_check_error or arg_error or dsa_arg_error
     if spec.layout.short_conv and attn_backend == "triton" and arg_error is None:
         # 0.5.9 server_args.py:1661-1664, 0.5.23 arg_groups/model_hook.py:716-722, after the mamba strategy pass
         arg_error = ("AssertionError", f"{spec.architecture} does not support triton attention backend, as the first layer might not be an attention layer")
@@ -909,7 +919,7 @@ def attention_backend(spec: ModelSpec, args: Dict[str, Any], behaviour: SizingBe
     by_sm = spec.layout.attention_backend_by_sm
     if by_sm:
         return by_sm[0] if sm100 else (by_sm[1] if sm >= 80 else by_sm[2])
-    if spec.family == "swa":  # GptOssForCausalLM hook
+    if spec.family == "swa":  # the GptOssForCausalLM and Llama 4 hooks (0.5.23 model_overrides/gpt_oss.py, llama4.py)
         return "trtllm_mha" if sm100 else ("fa3" if sm == 90 else "triton")
     if spec.family == "gdn" and sm100:
         if not behaviour.hybrid_sm100_model_overrides:

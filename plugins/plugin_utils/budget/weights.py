@@ -167,7 +167,7 @@ def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
         else:  # one head_dim norm each for q and k (a LayerNorm with a bias where the class's norms have one)
             size = hd * (2 if spec.layout.norm_bias else 1)
             out += [_norm(i, "self_attn.q_norm", size), _norm(i, "self_attn.k_norm", size)]
-    if spec.family == "swa":  # attention sinks, one per local head
+    if spec.layout.gpt_oss_blocks:  # attention sinks, one per local head
         out.append(_norm(i, "self_attn.sinks", q_heads))
     return out
 
@@ -271,7 +271,7 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     moe_tp = max(1, tp // ep)
     local_experts = math.ceil(e / ep)
     inter = spec.moe_intermediate_size
-    if spec.family == "swa":  # gpt-oss: fused gate_up with biases, router with bias
+    if spec.layout.gpt_oss_blocks:  # fused gate_up with biases, router with bias
         out.append(Linear(i, "mlp.router", e, h, quantizable=False, bias=e))
         hp, ip = h, inter // moe_tp
         if spec.moe_pad[0]:

@@ -78,9 +78,9 @@ def test_a_standard_unverified_class_is_generic_and_names_its_fields():
 
 def test_a_class_sglang_special_cases_is_refused_by_name_with_where():
     with pytest.raises(BudgetInputError) as exc:
-        resolve_architecture("Llama4ForConditionalGeneration", config("meta-llama__Llama-4-Scout-17B-16E-Instruct"), release("0.5.23"))
+        resolve_architecture("Gemma4ForConditionalGeneration", config("google__gemma-4-31B-it"), release("0.5.23"))
     assert exc.value.field == "model.config.architectures"
-    assert "Llama4ForConditionalGeneration" in str(exc.value) and "configs/model_config.py" in str(exc.value)
+    assert "Gemma4ForConditionalGeneration" in str(exc.value) and "configs/model_config.py" in str(exc.value)
 
 
 def test_a_config_with_state_space_fields_is_not_predicted_generically():
@@ -359,3 +359,19 @@ def test_a_quantization_config_without_quant_method_is_sglangs_unknown_empty_met
     assert res["error"]["message"].startswith("Unknown quantization method: . Must be one of ['fp8', ")
     named = evaluate(mlx, [RTX4090], {"quantization": "fp8"}, version, with_fixes=False)
     assert not named["error"] or not named["error"]["message"].startswith("Unknown quantization method: .")
+
+
+def test_llama4_pools_its_chunked_layers_as_swa_and_caches_rope_for_ten_million_positions():
+    """Llama-4-Scout: every fourth layer global (NoPE), the other 36 chunked attention pooled as SWA with the
+    8192-token chunk as window; 16 experts and a shared expert per layer; one llama3 RoPE cache of
+    max_position_embeddings (10,485,760) rows x 128 x fp32 = 5 GiB, as SGLang 0.5.23 builds it."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import rope_cache_bytes
+
+    scout = build_model_spec(config("meta-llama__Llama-4-Scout-17B-16E-Instruct"))
+    assert scout.is_hybrid_swa and scout.sliding_window == 8192
+    assert [i for i, (mixer, _ffn) in enumerate(scout.layers) if mixer == "full"] == list(range(3, 48, 4))
+    assert {ffn for _mixer, ffn in scout.layers} == {"moe"} and scout.num_experts == 16
+    assert scout.shared_expert_intermediate_size == scout.moe_intermediate_size == 8192
+    assert rope_cache_bytes(scout) == 10485760 * 128 * 4
+    with pytest.raises(BudgetInputError, match="enable_multimodal"):
+        evaluate(config("meta-llama__Llama-4-Scout-17B-16E-Instruct"), [H100] * 4, {"tp_size": 4, "enable_multimodal": True}, "0.5.23", with_fixes=False)

@@ -136,6 +136,7 @@ SOURCE_AREAS: Tuple[SourceArea, ...] = (
     ),
     SourceArea("gpt_oss_trtllm_mha_disables_hybrid_swa", frozenset(_MODEL_ADJUSTMENTS), modules=("srt/arg_groups/model_overrides/gpt_oss.py",)),
     SourceArea("llama4_attention_backends", frozenset(_MODEL_ADJUSTMENTS), modules=("srt/arg_groups/model_overrides/llama4.py",)),
+    SourceArea("glm4v_vision_pads_heads", frozenset(), unread=("srt/models/glm4v.py",)),
     SourceArea("gemma3_rope_in_attention", frozenset(), unread=("srt/models/gemma3_causal.py",)),
     SourceArea("gemma3_rope_per_layer_type", frozenset(), unread=("transformers: models/gemma3/configuration_gemma3.py of the release's pin",)),
     SourceArea("nemotron_h_reads_layers_block_type", frozenset(), unread=("srt/configs/nemotron_h.py",)),

@@ -25,7 +25,9 @@
   a config whose ``auto_map`` names custom code and whose type neither SGLang nor transformers knows loads only
   with ``--trust-remote-code``; a class SGLang has no implementation of runs on its Transformers backend when
   transformers has it. ``configs_without_position_embedding_type``: the encoder config classes (BertConfig,
-  XLMRobertaConfig) that no longer default ``position_embedding_type``, which SGLang's bert.py and roberta.py read.
+  XLMRobertaConfig) that no longer default ``position_embedding_type``, which SGLang's bert.py and roberta.py read;
+  ``tie_word_embeddings_defaults``: that default of the composite config classes whose checkpoints leave it out
+  (transformers 4's PretrainedConfig ties, GLM-4.5V's 5.x config class does not).
 
 The budget engine predicts an architecture it has not verified only when the release registers it and none of
 these lists names it (``budget/architectures.py``); everything else is either modelled or refused by name.
@@ -332,6 +334,9 @@ def transformers_tables(version: str) -> dict:
                 tree = ast.parse(archive.read(member).decode("utf-8"))
                 types |= set(_mapping(tree, "CONFIG_MAPPING_NAMES"))
                 classes |= {v for v in _mapping(tree, "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES").values() if isinstance(v, str)}
+        tie_defaults = {
+            model_type: _tie_default(archive, names, member, cls) for model_type, (member, cls) in COMPOSITE_CONFIG_CLASSES.items() if member in names
+        }
         no_position_default = {
             model_type: cls
             for model_type, (member, cls) in ENCODER_CONFIG_CLASSES.items()
@@ -344,7 +349,46 @@ def transformers_tables(version: str) -> dict:
         "model_types": sorted(types),
         "causal_lm_classes": sorted(classes),
         "configs_without_position_embedding_type": dict(sorted(no_position_default.items())),
+        "tie_word_embeddings_defaults": dict(sorted(tie_defaults.items())),
     }
+
+
+# Composite (text_config) configs whose checkpoints leave tie_word_embeddings out, so the pinned config class's
+# default decides whether SGLang's class ties its lm_head to the embedding
+COMPOSITE_CONFIG_CLASSES = {
+    "glm4v_moe": ("transformers/models/glm4v_moe/configuration_glm4v_moe.py", "Glm4vMoeConfig"),
+}
+BASE_CONFIG = ("transformers/configuration_utils.py", ("PretrainedConfig", "PreTrainedConfig"))
+
+
+def _tie_default(archive: zipfile.ZipFile, names: set, member: str, cls: str) -> bool:
+    """The ``tie_word_embeddings`` default of ``cls``: its own (a class field or an ``__init__`` default), else
+    transformers' base config class's."""
+    own = _literal_default(ast.parse(archive.read(member).decode("utf-8")), (cls,), "tie_word_embeddings")
+    if own is not None:
+        return own
+    base = _literal_default(ast.parse(archive.read(BASE_CONFIG[0]).decode("utf-8")), BASE_CONFIG[1], "tie_word_embeddings")
+    if base is None:
+        raise SystemExit(f"{BASE_CONFIG[0]}: no tie_word_embeddings default")
+    return base
+
+
+def _literal_default(tree: ast.Module, classes: tuple, attribute: str):
+    """The constant default ``attribute`` gets in one of ``classes``: ``attribute: T = value`` in the class body or
+    ``def __init__(..., attribute=value)``; None when the class gives it none."""
+    for node in tree.body:
+        if not (isinstance(node, ast.ClassDef) and node.name in classes):
+            continue
+        for item in node.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.target.id == attribute and item.value is not None:
+                return ast.literal_eval(item.value)
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                args = item.args.args + item.args.kwonlyargs
+                defaults = [None] * (len(item.args.args) - len(item.args.defaults)) + list(item.args.defaults) + list(item.args.kw_defaults)
+                for arg, default in zip(args, defaults):
+                    if arg.arg == attribute and default is not None:
+                        return ast.literal_eval(default)
+    return None
 
 
 # The config classes SGLang's encoders (models/bert.py, roberta.py) read ``position_embedding_type`` from

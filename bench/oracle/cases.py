@@ -329,6 +329,9 @@ ARCH_MODELS = {
         "meta-llama__Llama-4-Scout-17B-16E-Instruct": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
         "RedHatAI__Llama-4-Scout-17B-16E-Instruct-FP8-dynamic": [("H100-80GB", 2), ("H200", 1), ("L40S", 4)],
     },
+    "Glm4vMoeForConditionalGeneration": {
+        "zai-org__GLM-4.5V": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
+    },
     # pooling classes (embedding, reward and classification models)
     "BertModel": {
         "BAAI__bge-base-en-v1.5": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],

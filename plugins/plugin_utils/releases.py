@@ -127,6 +127,7 @@ _SIZING_0_5_9 = SizingBehaviour(
     spec_v2_env_default=False,  # environ.py SGLANG_ENABLE_SPEC_V2 = EnvBool(False)
     gpt_oss_trtllm_mha_disables_hybrid_swa=True,
     llama4_attention_backends=("fa3", "aiter", "triton", "trtllm_mha", "intel_xpu"),
+    glm4v_vision_pads_heads=False,
     gemma3_rope_in_attention=False,  # models/gemma3_causal.py builds no get_rope (0.5.10 on: :210)
     nemotron_h_reads_layers_block_type=False,  # configs/nemotron_h.py: hybrid_override_pattern only
     gemma3_rope_per_layer_type=False,  # transformers 4.57.1 keeps rope_scaling
@@ -230,6 +231,7 @@ _SIZING_0_5_23 = SizingBehaviour(
     spec_v2_env_default=None,
     gpt_oss_trtllm_mha_disables_hybrid_swa=False,
     llama4_attention_backends=("fa3", "aiter", "triton", "ascend", "trtllm_mha", "intel_xpu"),  # ascend from 0.5.10
+    glm4v_vision_pads_heads=True,  # from 0.5.10
     gemma3_rope_in_attention=True,  # models/gemma3_causal.py:218 get_rope per attention
     nemotron_h_reads_layers_block_type=True,  # configs/nemotron_h.py _resolve_layers_block_type
     gemma3_rope_per_layer_type=True,  # transformers 5.x Gemma3TextConfig rope_parameters

@@ -82,5 +82,15 @@ def test_committed_catalogs_follow_their_pinned_transformers_major():
         missing = tables["configs_without_position_embedding_type"]
         if tables["version"].startswith("4."):
             assert missing == {}, path.name
+            assert tables["tie_word_embeddings_defaults"] == {"glm4v_moe": True}, path.name  # PretrainedConfig's
         else:
             assert missing == {"bert": "BertConfig", "xlm-roberta": "XLMRobertaConfig"}, path.name
+            assert tables["tie_word_embeddings_defaults"] == {"glm4v_moe": False}, path.name
+
+
+def test_a_config_class_default_is_its_field_or_its_init_default():
+    five = "class Glm4vMoeConfig(PreTrainedConfig):\n    model_type = 'glm4v_moe'\n    tie_word_embeddings: bool = False\n"
+    four = "class PretrainedConfig:\n    def __init__(self, *, output_hidden_states=False, tie_word_embeddings=True, **kwargs):\n        pass\n"
+    assert gen_arch_catalog._literal_default(ast.parse(five), ("Glm4vMoeConfig",), "tie_word_embeddings") is False
+    assert gen_arch_catalog._literal_default(ast.parse(four), ("PretrainedConfig",), "tie_word_embeddings") is True
+    assert gen_arch_catalog._literal_default(ast.parse(four), ("Glm4vMoeConfig",), "tie_word_embeddings") is None

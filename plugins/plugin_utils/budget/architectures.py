@@ -389,6 +389,8 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     "MiniMaxM2ForCausalLM": _moe("minimax_m2.py", qk_norm="projection", router_float32=True),
     # glm4_moe.py Glm4MoeGate: float32 weight (GLM4_MOE_GATE_MODEL_DTYPE releases: the model dtype)
     "Glm4MoeForCausalLM": _moe("glm4_moe.py", router_float32=True, shared_expert_prefix=_SHARED_EXPERTS),
+    # glm4v_moe.py: Glm4MoeModel (GLM-4.5's decoder, text_config) under the GLM-4V ViT (glm4v.py Glm4vVisionModel)
+    "Glm4vMoeForConditionalGeneration": _moe("glm4v_moe.py", router_float32=True, shared_expert_prefix=_SHARED_EXPERTS, multimodal=True, vision_tower="glm4v"),
     "DeepseekV3ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
     "DeepseekV2ForCausalLM": ArchitectureLayout(family="mla", module="deepseek_v2.py", shared_expert_prefix=_SHARED_EXPERTS),
     # deepseek_v2.py with DeepSeek Sparse Attention: an Indexer per top-k layer and its index-K cache
@@ -447,6 +449,10 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         family="mamba2", module="nemotron_h.py", gated_mlp=False, norms_per_layer=1, shared_expert_prefix=_SHARED_EXPERTS
     ),
 }
+
+# The classes over glm4_moe.py's Glm4MoeModel: an e_score_correction_bias beside every router, and Glm4MoeGate's
+# weight dtype (a release quirk, GLM4_MOE_GATE_MODEL_DTYPE)
+GLM4_MOE_DECODERS = frozenset({"Glm4MoeForCausalLM", "Glm4vMoeForConditionalGeneration"})
 
 # Config keys that mean a layer kind or tower the generic layout does not describe (state-space or linear
 # attention, MLA, multimodal towers, chunked or per-layer attention kinds). A config holding one is refused.
@@ -516,6 +522,8 @@ class ReleaseArchitectures:
     transformers_causal_lm_classes: frozenset
     # model_type -> config class of the pinned transformers that gives no default position_embedding_type
     configs_without_position_embedding_type: Dict[str, str]
+    # model_type -> the pinned config class's tie_word_embeddings default (composite configs that leave it out)
+    tie_word_embeddings_defaults: Dict[str, bool]
 
 
 @functools.lru_cache(maxsize=None)
@@ -540,6 +548,7 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         transformers_model_types=frozenset(data["transformers"]["model_types"]),
         transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),
         configs_without_position_embedding_type=data["transformers"]["configs_without_position_embedding_type"],
+        tie_word_embeddings_defaults=data["transformers"]["tie_word_embeddings_defaults"],
     )
 
 

@@ -92,6 +92,9 @@ class SizingBehaviour:
     # the --attention-backend values the Llama 4 check accepts, in its message's order (0.5.9 server_args.py:1462-1468,
     # 0.5.23 arg_groups/model_hook.py:624-631); any other is SGLang's AssertionError
     llama4_attention_backends: Tuple[str, ...]
+    # models/glm4v.py builds the ViT blocks with num_dummy_heads (heads padded to a multiple of TP); 0.5.9 does not,
+    # so a TP that does not divide the ViT's heads is distributed/utils.py divide's AssertionError
+    glm4v_vision_pads_heads: bool
     # models/gemma3_causal.py: each attention builds get_rope (local and global base: two fp32 caches of
     # max_position rows); 0.5.9's classes rotate with inv_freq modules only (no cos_sin_cache)
     gemma3_rope_in_attention: bool

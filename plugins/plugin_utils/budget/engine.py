@@ -319,6 +319,15 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
     return cached
 
 
+def vision_heads_error(spec: ModelSpec, tp: int, release: SGLangRelease) -> Optional[str]:
+    """distributed/utils.py divide's AssertionError when a GLM-4V ViT's heads do not split over TP and the release
+    does not pad them with dummy heads (0.5.9's glm4v.py builds its blocks without num_dummy_heads)."""
+    if not spec.vision or spec.layout.vision_tower != "glm4v" or spec.vision_replicated or release.sizing.glm4v_vision_pads_heads:
+        return None
+    heads = int(spec.vision.get("num_heads", 12))
+    return f"{heads} is not divisible by {tp}" if heads % tp else None
+
+
 def _sm(gpu: Dict[str, Any]) -> int:
     cc = gpu.get("compute_capability")
     if cc:
@@ -495,6 +504,9 @@ def _core(
         build_error = encoder_config_error(spec.raw_config, spec.layout, release)  # then the model class is built
         if build_error:
             raise StartupError("AttributeError", build_error, "unsupported_architecture")
+        heads_error = vision_heads_error(spec, r.tp, release)
+        if heads_error:
+            raise StartupError("AssertionError", heads_error, "invalid_argument_value")
         eagle = r.spec_algorithm in ("EAGLE", "EAGLE3", "STANDALONE")
         load = (wb.target_param_bytes + wb.target_buffer_bytes) / GIB
         if release.sizing.draft_loaded_before_sizing and eagle and spec.has_mtp_head:

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-from .architectures import VERIFIED, ArchitectureLayout, generic_layout
+from .architectures import GLM4_MOE_DECODERS, VERIFIED, ArchitectureLayout, generic_layout
 from .errors import BudgetInputError
 
 DTYPE_BYTES = {
@@ -758,7 +758,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         if shared is None and text.get("n_shared_experts"):
             shared = int(text["n_shared_experts"]) * spec.moe_intermediate_size
         spec.shared_expert_intermediate_size = int(shared or 0)
-        spec.router_bias = bool(text.get("use_routing_bias")) or arch == "Glm4MoeForCausalLM"
+        spec.router_bias = bool(text.get("use_routing_bias")) or arch in GLM4_MOE_DECODERS
     if family == "dense" or family == "moe":
         first_dense = int(text.get("first_k_dense_replace", 0) or 0)
         sparse_step = int(text.get("decoder_sparse_step", 1) or 1)

@@ -26,6 +26,7 @@ from ansible_collections.llmops.sglang.plugins.module_utils.safetensors_header i
     read_header_object,
 )
 
+from .architectures import GLM4_MOE_DECODERS, release_architectures
 from .behaviour import GLM4_MOE_GATE_MODEL_DTYPE, NEMOTRON_H_ROUTER_FLOAT32, QWEN3_5_A_LOG_MODEL_DTYPE
 from .errors import BudgetInputError
 from .model_spec import DsaBuild, ModelSpec, num_labels
@@ -498,7 +499,49 @@ def _moonvit_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]
 
 
 # The ViT each multimodal layout's ``vision_tower`` names.
-_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision, "moonvit": _moonvit_vision}
+def _glm4v_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """The GLM-4V ViT (models/glm4v.py Glm4vVisionModel, GLM-4.1V and GLM-4.5V/4.6V), built without the quant config:
+    a Conv3d patch embedding with bias, a learned position table of (image_size / patch_size)^2 rows, blocks of two
+    RMSNorms, qkv (bias = attention_bias) and proj without bias over the heads padded to a multiple of TP, a gated SiLU MLP of out_hidden_size without bias; the
+    post-conv and post RMSNorms, a 2x2 Conv2d downsample with bias to out_hidden_size, and the merger (a replicated
+    proj, a LayerNorm, a gated MLP of intermediate_size)."""
+    h = int(v.get("hidden_size", 1536))
+    depth = int(v.get("depth", 24))
+    patch = int(v.get("patch_size", 14))
+    tpatch = int(v.get("temporal_patch_size", 2))
+    chans = int(v.get("in_channels", 3))
+    merge = int(v.get("spatial_merge_size", 2))
+    out_h = int(v.get("out_hidden_size", spec.hidden_size))
+    inter = int(v.get("intermediate_size", 13696))
+    positions = (int(v.get("image_size", 336)) // patch) ** 2
+    heads = int(v.get("num_heads", 12))
+    # layers/attention/vision_utils.py update_vit_attn_dummy_heads_config: zero heads pad the attention to a
+    # multiple of TP (releases that do not pad refuse such a TP: engine.vision_heads_error)
+    width = -(-heads // tp) * tp * (h // heads)
+    qkv_bias = 3 * width // tp if v.get("attention_bias") else 0
+    rows = [
+        Linear(None, "visual.patch_embed", h, chans * tpatch * patch * patch, quantizable=False, bias=h),
+        Linear(None, "visual.embeddings.position_embedding", positions, h, quantizable=False),
+    ]
+    for b in range(depth):
+        rows += [
+            Linear(None, f"visual.blocks.{b}.norms", 2 * h, 1, quantizable=False),
+            Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * width // tp, h, quantizable=False, bias=qkv_bias),
+            Linear(None, f"visual.blocks.{b}.attn.proj", h, width // tp, quantizable=False),
+            Linear(None, f"visual.blocks.{b}.mlp.gate_up_proj", 2 * out_h // tp, h, quantizable=False),
+            Linear(None, f"visual.blocks.{b}.mlp.down_proj", h, out_h // tp, quantizable=False),
+        ]
+    return rows + [
+        Linear(None, "visual.post_norms", 2 * h, 1, quantizable=False),
+        Linear(None, "visual.downsample", out_h, h * merge * merge, quantizable=False, bias=out_h),
+        Linear(None, "visual.merger.proj", out_h, out_h, quantizable=False),
+        Linear(None, "visual.merger.post_projection_norm", 2 * out_h, 1, quantizable=False),
+        Linear(None, "visual.merger.gate_up_proj", 2 * inter // tp, out_h, quantizable=False),
+        Linear(None, "visual.merger.down_proj", out_h, inter // tp, quantizable=False),
+    ]
+
+
+_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision, "moonvit": _moonvit_vision, "glm4v": _glm4v_vision}
 
 
 def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
@@ -646,6 +689,18 @@ def gemma_norm_buffer_bytes(spec: ModelSpec) -> int:
     return (2 * spec.stage_num_layers * spec.hidden_size + 2 * n_full * spec.head_dim + spec.hidden_size) * spec.dtype_bytes
 
 
+def tied_by_release_default(spec: ModelSpec, release: "SGLangRelease") -> bool:
+    """Whether the lm_head is the embedding: a composite config that leaves tie_word_embeddings out takes the pinned
+    transformers config class's default (catalog ``tie_word_embeddings_defaults``), which SGLang's class reads."""
+    config = spec.raw_config or {}
+    defaults = release_architectures(release.version).tie_word_embeddings_defaults
+    model_type = str(config.get("model_type") or "")
+    if spec.layout.tie != "config" or "tie_word_embeddings" in config or model_type not in defaults:
+        return spec.tie_embeddings
+    # transformers 5 forwards a pre-v5 save's text_config tie_word_embeddings to the outer config
+    return defaults[model_type] or bool(spec.raw_text_config.get("tie_word_embeddings"))
+
+
 @dataclass
 class WeightBreakdown:
     """Per-GPU bytes of one TP rank, and where the checkpoint total came from."""
@@ -678,6 +733,9 @@ def compute_weights(
     the model dtype (others in float32) and their Nemotron-H router in float32 (others in the model dtype). ``rope_reserve`` (``rope_reserve_rows``) is the RoPE
     pre-expansion of ``load_model``; without it the caches keep their constructed length."""
     quirks = release.sizing.weight_dtype_quirks
+    tied = tied_by_release_default(spec, release)
+    if tied != spec.tie_embeddings:
+        spec = replace(spec, tie_embeddings=tied)
     if spec.dsa is not None:
         scheme = release.sizing.dsa
         layers = spec.dsa.topk_layer_ids if scheme.indexer_skips_shared_layers else range(spec.num_layers)
@@ -688,7 +746,7 @@ def compute_weights(
     if QWEN3_5_A_LOG_MODEL_DTYPE in quirks and spec.architecture.startswith("Qwen3_5"):
         target -= (4 - spec.dtype_bytes) * (spec.linear_num_value_heads // (attn_tp or tp)) * len(spec.state_layer_ids)
     glm_gate_fix = 0
-    if GLM4_MOE_GATE_MODEL_DTYPE in quirks and spec.architecture == "Glm4MoeForCausalLM":
+    if GLM4_MOE_GATE_MODEL_DTYPE in quirks and spec.architecture in GLM4_MOE_DECODERS:
         glm_gate_fix = (4 - spec.dtype_bytes) * spec.num_experts * spec.hidden_size
         target -= glm_gate_fix * moe_layers
     if NEMOTRON_H_ROUTER_FLOAT32 in quirks and spec.architecture == "NemotronHForCausalLM":

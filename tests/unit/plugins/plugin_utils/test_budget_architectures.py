@@ -375,3 +375,22 @@ def test_llama4_pools_its_chunked_layers_as_swa_and_caches_rope_for_ten_million_
     assert rope_cache_bytes(scout) == 10485760 * 128 * 4
     with pytest.raises(BudgetInputError, match="enable_multimodal"):
         evaluate(config("meta-llama__Llama-4-Scout-17B-16E-Instruct"), [H100] * 4, {"tp_size": 4, "enable_multimodal": True}, "0.5.23", with_fixes=False)
+
+
+@pytest.mark.parametrize("version,tied", [("0.5.9", True), ("0.5.23", False)])
+def test_glm45v_ties_its_head_as_the_pinned_config_class_defaults(version, tied):
+    """GLM-4.5V's config.json has no tie_word_embeddings: transformers 4.57's Glm4vMoeConfig inherits
+    PretrainedConfig's True (0.5.9 builds no lm_head), 5.x's class defaults to False."""
+    from ansible_collections.llmops.sglang.plugins.plugin_utils.budget.weights import tied_by_release_default
+
+    spec = build_model_spec(config("zai-org__GLM-4.5V"))
+    assert tied_by_release_default(spec, release(version)) is tied
+
+
+@pytest.mark.parametrize("version,refused", [("0.5.9", True), ("0.5.23", False)])
+def test_glm45v_vit_heads_must_split_over_tp_where_the_release_does_not_pad_them(version, refused):
+    res = evaluate(config("zai-org__GLM-4.5V"), [H100] * 8, {"tp_size": 8}, version, with_fixes=False)
+    if refused:
+        assert res["error"]["type"] == "AssertionError" and res["error"]["message"] == "12 is not divisible by 8"
+    else:
+        assert res["error"] is None

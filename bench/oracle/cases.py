@@ -159,6 +159,17 @@ ARCH_MODELS = {
     "PhiMoEForCausalLM": {
         "Pearush__phi_moe_22_attn": [("H100-80GB", 1), ("A100-80GB", 2)],
         "Pearush__phi_moe_30_attn2": [("H100-80GB", 2), ("RTX A6000", 2)],
+        "rkumar1999__phi-tiny-moe-math-lean-sft": [("L40S", 1), ("H100-80GB", 1), ("RTX 4090", 2)],
+    },
+    "Glm4MoeForCausalLM": {
+        "zai-org__GLM-4.5-FP8": [("H200", 4), ("H100-80GB", 8)],
+        "zai-org__GLM-4.5-Air": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4)],
+        "PrimeIntellect__INTELLECT-3-Base": [("H200", 2), ("H100-80GB", 4)],
+        "zai-org__GLM-4.5": [("H200", 8)],
+    },
+    "Qwen3_5MoeForCausalLM": {
+        "Qwen__Qwen3.8-2.4T-A95B-FP8": [("H200", 8), ("H200", 16)],
+        "Qwen__Qwen3.8-2.4T-A95B": [("H200", 8), ("H200", 16)],
     },
     "StableLmForCausalLM": {
         "stabilityai__stable-code-3b": [("RTX 4090", 1), ("L40S", 1)],

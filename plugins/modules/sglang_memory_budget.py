@@ -274,7 +274,8 @@ calibration:
   type: dict
 architecture:
   description:
-    - How the model class was sized - C(name), C(support) (V(verified) or V(generic)), C(sglang_module) (the
+    - How the model class was sized - C(name), C(support) (V(verified), V(generic), or V(unloadable) when the
+      release cannot load the checkpoint's C(config.json) at all, which the error then says), C(sglang_module) (the
       release's module that builds it) and C(fields_used) (for V(generic), the C(config.json) fields read).
   returned: always
   type: dict

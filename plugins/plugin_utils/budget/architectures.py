@@ -557,7 +557,7 @@ class ArchitectureSupport:
     """How the engine predicts one checkpoint's class under one release (returned as ``architecture``)."""
 
     name: str
-    support: str  # verified | generic
+    support: str  # verified | generic | unloadable (the release cannot even load its config.json)
     sglang_module: str
     fields_used: Tuple[str, ...] = ()
 
@@ -588,6 +588,17 @@ def generic_layout(module: str, config: Dict[str, Any]) -> ArchitectureLayout:
     return ArchitectureLayout(family="moe" if is_moe_config(config) else "dense", module=module)
 
 
+def absent_class_message(name: str, release: "SGLangRelease") -> str:
+    """That ``release`` does not have class ``name``, and which release first does."""
+    served = [v for v in _catalog_versions() if name in release_architectures(v).entry_classes]
+    where = (
+        f"; SGLang {served[0]} is the first release that has it"
+        if served
+        else "; no release in the registry has it (SGLang would fall back to its Transformers backend, which the budget does not model)"
+    )
+    return f"{name} is not a model class of SGLang {release.version}{where}"
+
+
 def verified_names() -> Tuple[str, ...]:
     return tuple(sorted(VERIFIED))
 
@@ -612,16 +623,14 @@ def resolve_architecture(name: str, config: Dict[str, Any], release: "SGLangRele
         # Transformers backend (TransformersForCausalLM), which builds the HF model: standard paged KV
         fields = tuple(k for k in GENERIC_FIELDS if k in config)
         return ArchitectureSupport(name=name, support="generic", fields_used=fields, sglang_module="models/transformers.py (Transformers backend)")
+    if module is None and name in VERIFIED and not config.get("auto_map") and config_load_error(config, release, False):
+        # SGLang stops at loading config.json (transformers does not know its model_type) before it looks the class
+        # up: the start-up replay reports that error, and the result says which release has the class
+        return ArchitectureSupport(name=name, support="unloadable", sglang_module="")
     if module is None:
-        served = [v for v in _catalog_versions() if name in release_architectures(v).entry_classes]
-        where = (
-            f"; SGLang {served[0]} is the first release that has it"
-            if served
-            else "; no release in the registry has it (SGLang would fall back to its Transformers backend, which the budget does not model)"
-        )
         raise BudgetInputError(
             "model.config.architectures",
-            f"{name} is not a model class of SGLang {release.version}{where}",
+            absent_class_message(name, release),
             f"pin a release that serves it (sglang_version), or check config.json's architectures; {_supported_hint()}",
         )
     if name in VERIFIED:

@@ -21,7 +21,14 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
-from .architectures import ArchitectureSupport, config_load_error, encoder_config_error, resolve_architecture, unknown_quantization_error
+from .architectures import (
+    ArchitectureSupport,
+    absent_class_message,
+    config_load_error,
+    encoder_config_error,
+    resolve_architecture,
+    unknown_quantization_error,
+)
 from .errors import BudgetInputError
 from .model_spec import ModelSpec, QuantSpec, build_model_spec, derive_context_length, pipeline_stage, unmodelled_quant_error
 from .profiles import (
@@ -862,6 +869,8 @@ def evaluate(
     min_mfs = _min_viable_mfs(spec, total, source, override, ranks, gpu_mem, sm, args, rv.release, env)
     err = core["error"]
     architecture = architecture_of(spec, rv.release)
+    if architecture.support == "unloadable":
+        warnings.append({"id": "architecture_not_in_release", "message": absent_class_message(spec.architecture, rv.release)})
     if architecture.support == "generic":
         warnings.append(
             {

@@ -394,3 +394,12 @@ def test_glm45v_vit_heads_must_split_over_tp_where_the_release_does_not_pad_them
         assert res["error"]["type"] == "AssertionError" and res["error"]["message"] == "12 is not divisible by 8"
     else:
         assert res["error"] is None
+
+
+def test_a_class_the_release_lacks_whose_config_it_cannot_load_fails_as_sglang_does():
+    """Qwen3.8 (Qwen3_5MoeForCausalLM, model_type qwen3_5_moe_text) under 0.5.9: transformers 4.57 refuses the
+    config before SGLang looks the class up; the result says which release first has the class."""
+    res = evaluate(config("Qwen__Qwen3.8-2.4T-A95B-FP8"), [H100] * 8, {"tp_size": 8}, "0.5.9", with_fixes=False)
+    assert res["architecture"]["support"] == "unloadable"
+    assert res["error"]["type"] == "ValueError" and "model type `qwen3_5_moe_text`" in res["error"]["message"]
+    assert any(w["id"] == "architecture_not_in_release" and "0.5.17 is the first release" in w["message"] for w in res["warnings"])

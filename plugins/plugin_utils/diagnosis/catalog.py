@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.14"
+CATALOG_VERSION = "2026.12.15"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -53,6 +53,14 @@ OOM_RE = re.compile(
 # torch.cuda.OutOfMemoryError (2.0-2.4) and torch.OutOfMemoryError (2.5+); ROCm builds say "HIP out of memory".
 # c10/cuda/driver_api.h C10_CUDA_DRIVER_CHECK: "CUDA driver error: out of memory" (expandable segments, cuMemCreate).
 # triton third_party/nvidia/backend/driver.c gpuAssert: "Triton Error [CUDA]: " + cuGetErrorString (a kernel launch).
+
+
+# kv_pool_too_small's fix for a hybrid model whose log lacks the budget's numbers (diagnose.py picks it by name)
+HYBRID_KV_POOL_FIX = (
+    "hybrid model {model_class}: run the llmops.sglang.sglang_memory_budget preflight; on 0.5.9 this message "
+    "usually means the mamba state pool does not fit, so lower --max-running-requests rather than raising "
+    "--mem-fraction-static {mem_fraction_static}"
+)
 
 
 @dataclass(frozen=True)
@@ -160,12 +168,16 @@ CATALOG = (
             "pool that does not fit (hybrid models such as Qwen3.5/3.6, Qwen3-Next, Nemotron-H)."
         ),
         fix=(
+            "the KV cache pool's own allocation ran out of GPU memory ({kv_pool_allocation}): the pool SGLang sized from "
+            "its memory profile does not fit what was free when it was allocated; lower --mem-fraction-static (now "
+            "{mem_fraction_static}) by 0.03-0.05 and check that no other process takes GPU memory during the start",
+            "the KV cache pool's own allocation ran out of GPU memory ({kv_pool_allocation}): the pool SGLang sized from "
+            "its memory profile does not fit what was free when it was allocated; lower --mem-fraction-static by "
+            "0.03-0.05 and check that no other process takes GPU memory during the start",
             "raise --mem-fraction-static above {suggested_mem_fraction_static} (minimum viable "
             "{min_viable_mem_fraction_static}, now {mem_fraction_static}), or shrink the weights per GPU "
             "(higher --tp-size, a quantized checkpoint)",
-            "hybrid model {model_class}: run the llmops.sglang.sglang_memory_budget preflight; on 0.5.9 this message "
-            "usually means the mamba state pool does not fit, so lower --max-running-requests rather than raising "
-            "--mem-fraction-static {mem_fraction_static}",
+            HYBRID_KV_POOL_FIX,
             "raise --mem-fraction-static (now {mem_fraction_static}) or shrink the weights per GPU (higher --tp-size, "
             "a quantized checkpoint, --kv-cache-dtype fp8_e4m3); run the llmops.sglang.sglang_memory_budget preflight "
             "for exact numbers",
@@ -468,6 +480,9 @@ CATALOG = (
             Pattern(r"(?:CUDA|HIP) error: invalid device function|hipErrorInvalidDeviceFunction", 75, "kernel not built for this GPU"),
             # flashinfer jit/core.py:107 (0.5.3), :108 (0.6.3); 0.2.5 jit/core.py:54 "FlashInfer requires sm75+"
             Pattern(r"FlashInfer requires (?:GPUs with sm75 or higher|sm75\+)", 95, "flashinfer minimum SM"),
+            # aiter jit/utils/chip_info.py get_gfx_custom_op_core: raise KeyError(f"Unknown GPU architecture: {gfx}.
+            # Supported architectures: {list}") for a gfx its kernels are not built for (ROCm builds of SGLang)
+            Pattern(r"Unknown GPU architecture: gfx\w+\. Supported architectures:", 95, "aiter has no kernels for this gfx"),
             # DeepGEMM csrc/apis/*.hpp DG_HOST_UNREACHABLE("Unsupported architecture") (deepseek-ai/DeepGEMM@54e2261,
             # e.g. csrc/apis/mega.hpp:233-248): its kernels exist for SM90 / SM100 only
             Pattern(r"Assertion error \([^)]*\): Unsupported architecture", 95, "DeepGEMM has no kernel for this SM"),
@@ -658,6 +673,13 @@ CATALOG = (
                 r"remote process exited or there was a network error",
                 90,
                 "NCCL error",
+            ),
+            # NCCL src/misc/socket.cc / src/bootstrap.cc WARN lines (NCCL_DEBUG=WARN or INFO): a rank could not open
+            # the bootstrap or a peer socket ("socketPollConnect: Connect to <addr> returned 113(No route to host)")
+            Pattern(
+                r"NCCL WARN (?:socket\w*Connect\w*:|socketProgress|Net : Connect to|Call to connect|NET/Socket : Connect|Bootstrap : no socket interface)",
+                85,
+                "NCCL socket connection failed",
             ),
             Pattern(r"Watchdog caught collective operation timeout|ProcessGroupNCCL.{0,80}[Tt]imeout", 90, "NCCL timeout"),
             # torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp (TORCH_DISTRIBUTED_DEBUG=DETAIL): ranks issued
@@ -1027,6 +1049,10 @@ CATALOG = (
             "lower --context-length to the model's maximum, or set SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 only if the model really supports it",
         ),
         verify="the log shows 'context_len=<value>' in the max_total_num_tokens line",
+        # The check raises only without SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN: then the exception line carries
+        # "To allow overriding this maximum" (0.5.x appends it to the warning's words) or, in 0.4.x, starts with
+        # "User-specified"; the logger.warning form ("Warning: ... context_length ...") alone is a start carrying on.
+        requires=r"To allow overriding this maximum|Error: User-specified context_length \(\d+\) is greater than the derived",
         patterns=(
             # 0.5.9 configs/model_config.py:367; 0.5.23 configs/model_config.py:1296-1316
             Pattern(r"is greater than the derived context_length", 100, "context length check"),
@@ -1157,8 +1183,10 @@ CRASH_RE = re.compile(
     r"Traceback \(most recent call last\)|\w+ hit an exception|Received sigquit from a child process|"
     r"scheduler is dead|scheduler died|Segmentation fault|core dumped|Fatal Python error|^Killed\s*$|"
     r"Failed with result '|Main process exited, code=(?:killed|dumped)|status=\d+/(?:KILL|ABRT|SEGV)|"
-    # uvicorn's access log: a request the server failed (a crash unless requests are served after it)
-    r"\"(?:POST|GET) /\S* HTTP/1\.[01]\" 5\d\d\b|"
+    # uvicorn's access log: a request the server failed (a crash unless requests are served after it). The health
+    # probes answer 503 while the start is still warming up (entrypoints/http_server.py health_generate: server_status
+    # Starting), so theirs are no crash
+    r"\"(?:POST|GET) /(?!health\b|health_generate\b)\S* HTTP/1\.[01]\" 5\d\d\b|"
     # the ROCm runtime's fatal GPU fault (rocclr: "Memory access fault by GPU node-2 (Agent handle: ...)")
     r"Memory access fault by GPU node-\d+|"
     # a C assert() (glibc: "file:line: func: Assertion `expr' failed.") or a CUDA device-side assert (ATen kernels:

@@ -44,6 +44,11 @@ _NONE_INDEX = _INDEX["none"]
 # loaded (pool allocation, attention workspace, graph capture) it is the memory left outside --mem-fraction-static;
 # after start-up (warm-up, serving) it is activations.
 PRE_ALLOCATION_OOM = "gpu_busy_other_process"
+# mem_cache/memory_pool.py *TokenToKVPool._create_buffers (0.4-0.5.23) allocates the pool SGLang sized: a CUDA OOM
+# raised under that frame is the pool not fitting in what was free, whatever phase the log shows.
+KV_POOL_ALLOCATION_RE = re.compile(r"memory_pool\.py\", line \d+, in (_create_buffers)\b")
+KV_POOL_ALLOCATION_OOM = "kv_pool_too_small"
+FRAMES_ABOVE_OOM = 12  # traceback lines above an OOM line that are its own frames
 OOM_BY_PHASE = {
     "args": PRE_ALLOCATION_OOM,
     "multi_gpu": PRE_ALLOCATION_OOM,
@@ -98,6 +103,8 @@ NUMBER_PATTERNS = (
     ("max_mamba_cache_size", re.compile(r"max_mamba_cache_size[=:] ?(-?\d+)"), lambda m: int(m.group(1))),
     ("mamba_cache_per_req_mb", re.compile(r"mamba_cache_per_req=([\d.]+) MB"), lambda m: float(m.group(1))),
     ("total_rest_memory_gb", re.compile(r"total_rest_memory=(-?[\d.]+) GB"), lambda m: float(m.group(1))),
+    # the KV pool's buffers failed to allocate (an OOM whose frames end in mem_cache/memory_pool.py _create_buffers)
+    ("kv_pool_allocation", KV_POOL_ALLOCATION_RE, lambda m: "memory_pool.py " + m.group(1)),
     ("tokens_to_allocate", re.compile(r"Try to allocate (\d+) tokens"), lambda m: int(m.group(1))),
     ("context_length", re.compile(r"context_length \((\d+)\) is greater than the derived"), lambda m: int(m.group(1))),
     ("derived_context_length", re.compile(r"derived context_length \((\d+)\)"), lambda m: int(m.group(1))),
@@ -335,11 +342,13 @@ def _unwrap(failures):
     return failures
 
 
-def _oom_cause(the_timeline, line, rank):
-    """The OOM cause for the phase ``rank`` was in when it printed the OOM ``line``; None when the log shows no
-    milestone before it (the frames decide then)."""
+def _oom_cause(the_timeline, line, rank, lines):
+    """The OOM cause for the phase ``rank`` was in when it printed the OOM ``line`` (the KV pool's when the OOM was
+    raised allocating it); None when the log shows no milestone before it (the frames decide then)."""
     if line is None:
         return None
+    if any(KV_POOL_ALLOCATION_RE.search(frame) for frame in lines[max(0, line - FRAMES_ABOVE_OOM) : line]):
+        return KV_POOL_ALLOCATION_OOM
     phase = the_timeline.phase_at(line, rank)
     cause = OOM_BY_PHASE.get(phase) if phase else None
     if cause == PRE_ALLOCATION_OOM and OOM_BY_PHASE.get(the_timeline.phase) != PRE_ALLOCATION_OOM:
@@ -380,7 +389,7 @@ def _failures(ranking, hits, oom_id):
     winner = failures[0][0] if failures else None
     if oom_id and winner in OOM_BY_PHASE.values() and winner != oom_id and not _says_its_phase(hits, winner):
         attributed = next((r for r in failures if r[0] == oom_id), None)
-        if attributed is None and oom_id == PRE_ALLOCATION_OOM:  # no pattern of its own: the OOM line is its evidence
+        if attributed is None and oom_id in (PRE_ALLOCATION_OOM, KV_POOL_ALLOCATION_OOM):  # the OOM line is its evidence
             attributed = (oom_id,) + failures[0][1:]
         if attributed is not None:
             failures = [attributed] + [r for r in failures if r is not attributed]
@@ -440,7 +449,7 @@ def classify(lines):
     found = _scan(lines, ranks, per_rank)
     the_timeline = build_timeline(found.milestones, ranks)
     oom_rank, oom_line = min(found.first_oom.items(), key=lambda kv: kv[1], default=("", None))
-    oom_id = _oom_cause(the_timeline, oom_line, oom_rank)
+    oom_id = _oom_cause(the_timeline, oom_line, oom_rank, lines)
     ranking = _rank_causes(found.hits, found.gates, found.up, oom_id)
     failures = _failures(ranking, found.hits, oom_id)
     notes = []
@@ -450,7 +459,7 @@ def classify(lines):
         if note:
             notes.append(note)
         if per_rank and failed_rank is not None:
-            rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank)
+            rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank, lines)
             rank_hits = found.rank_hits.get(failed_rank, {})
             rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
             if rank_failures:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES, MEMORY_CAUSES
+from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.catalog import CATALOG_VERSION, CAUSES, HYBRID_KV_POOL_FIX, MEMORY_CAUSES
 from ansible_collections.llmops.sglang.plugins.plugin_utils.preflight import describe_fix
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.classify import (
     classify,
@@ -284,10 +284,10 @@ def _fix(cause, underlying, detail, diag, numbers, log, notes):
         return fix_for(underlying, numbers, extra)
     if cause == "silent_death" and detail:
         return "%s; fix that, then start the unit again" % detail
-    if cause == "kv_pool_too_small" and diag.get("hybrid_model") and "min_viable_mem_fraction_static" not in numbers:
+    if cause == "kv_pool_too_small" and diag.get("hybrid_model") and not {"min_viable_mem_fraction_static", "kv_pool_allocation"} & set(numbers):
         diag["confidence"] = "medium"
         notes.append("hybrid model: SGLang 0.5.9 reports a mamba-pool shortfall as 'increase --mem-fraction-static'")
-        return CAUSES[cause].fix[1].format(**dict(numbers, mem_fraction_static=numbers.get("mem_fraction_static", "")))
+        return HYBRID_KV_POOL_FIX.format(**dict(numbers, mem_fraction_static=numbers.get("mem_fraction_static", "")))
     return fix_for(cause, numbers, extra)
 
 

@@ -462,3 +462,53 @@ def test_a_requested_shutdown_after_serving_is_healthy_and_its_503_health_checks
     assert timeline(lines).reached == "serving"
     result = diagnose({"log": {"exists": True, "lines": lines, "mtime": 0.0}}, since_marker=False)
     assert result["root_cause"] == "none"
+
+
+def test_health_probes_answered_503_while_warming_up_are_no_crash():
+    """entrypoints/http_server.py health_generate answers 503 while server_status is Starting: a launcher polling it
+    during warm-up (the Ascend CI run in the training corpus) sees 503s before the first 200."""
+    lines = [
+        _tp(0, "max_total_num_tokens=527360, chunked_prefill_size=-1, max_prefill_tokens=49152, max_running_requests=120, context_len=40960"),
+        "[2026-01-04 07:53:46] INFO:     Uvicorn running on http://127.0.0.1:21000 (Press CTRL+C to quit)",
+        '[2026-01-04 07:53:49] INFO:     127.0.0.1:53546 - "GET /health_generate HTTP/1.1" 503 Service Unavailable',
+    ]
+    assert classify(lines)["root_cause"] == "none"
+    failed = lines[:2] + ['[2026-01-04 07:53:49] INFO:     127.0.0.1:53546 - "POST /generate HTTP/1.1" 500 Internal Server Error']
+    assert classify(failed)["root_cause"] == "other"
+
+
+CONTEXT_WARNING = (
+    "[2025-08-11 02:17:45] Warning: User-specified context_length (8192) is greater than the derived context_length "
+    "(2048). This may lead to incorrect model outputs or CUDA errors. Note that the derived context_length may differ "
+    "from max_position_embeddings in the model's config."
+)
+
+
+def test_the_context_length_warning_is_no_failure_but_its_error_is():
+    """configs/model_config.py (0.5.9:367-383) logs the check as a warning when SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN
+    is set and raises the same words plus "To allow overriding this maximum" otherwise."""
+    starting = [CONTEXT_WARNING, _tp(0, "Load weight begin. avail mem=78.50 GB")]
+    assert classify(starting)["root_cause"] == "none"
+    error = (
+        "ValueError: " + CONTEXT_WARNING.split("] ", 1)[1] + " To allow overriding this maximum, set the env var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"
+    )
+    result = classify(["Traceback (most recent call last):", '  File "/sglang/srt/configs/model_config.py", line 382, in __init__', error])
+    assert result["root_cause"] == "context_length_exceeds_model"
+    assert result["numbers"]["derived_context_length"] == 2048
+
+
+def test_an_oom_allocating_the_kv_pool_is_the_pool_not_fitting_and_its_fix_lowers_the_fraction():
+    """mem_cache/memory_pool.py MHATokenToKVPool._create_buffers: the pool SGLang sized from its profile did not fit
+    (sglang #12496, Gemma-3-12B on 2x RTX 4090, in the training corpus)."""
+    lines = [
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1740, in init_memory_pool',
+        "    self.token_to_kv_pool = MHATokenToKVPool(",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/mem_cache/memory_pool.py", line 527, in __init__',
+        "    self._create_buffers()",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/mem_cache/memory_pool.py", line 600, in _create_buffers',
+        "    torch.zeros(",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacity of 23.52 GiB of which 13.00 MiB is free.",
+    ]
+    result = _diagnose(lines)
+    assert result["root_cause"] == "kv_pool_too_small"
+    assert "lower --mem-fraction-static" in result["fix"] and "raise" not in result["fix"]

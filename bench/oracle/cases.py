@@ -189,6 +189,8 @@ ARCH_MODELS = {
         "SinclairSchneider__dbrx-instruct-quantization-fixed": [("H100-80GB", 4), ("H200", 2)],
         "LnL-AI__dbrx-base-converted-v2": [("A100-80GB", 4), ("H100-80GB", 8)],
         "amd__dbrx-instruct-FP8-KV": [("H100-80GB", 4), ("H200", 2)],
+        # an EXL2 re-quantisation (quant_method exl2, "bits": 4.25): SGLang has no such method
+        "ek826__dbrx-instruct-4.25bpw-exl2": [("H100-80GB", 4), ("A100-80GB", 4)],
     },
     "ArceeForCausalLM": {
         "Delta-Vector__Austral-AFM-SFT": [("RTX A6000", 1), ("L40S", 1), ("RTX 4090", 1)],

@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ..releases import ResolvedRelease, SGLangRelease, UnsupportedVersionError, resolve_release
 from .architectures import (
+    VERIFIED,
     ArchitectureSupport,
     absent_class_message,
     config_load_error,
@@ -654,6 +655,21 @@ def architecture_of(spec: ModelSpec, release: SGLangRelease) -> ArchitectureSupp
     return support
 
 
+def _refuse_unmodelled(model: Any, release: SGLangRelease, field_error: BudgetInputError) -> None:
+    """A class the engine does not model is refused by name before its fields are judged: a real config of a class
+    SGLang special-cases (a per-layer list where the generic layout reads a number, MLA without head_dim) is not bad
+    input, only one the generic layout cannot read. Returns when the class is verified or generic (the field error
+    stands)."""
+    config = (model.get("config") if "config" in model else model) if isinstance(model, dict) else None
+    archs = config.get("architectures") if isinstance(config, dict) else None
+    if not isinstance(archs, list) or not archs or not isinstance(archs[0], str) or archs[0] in VERIFIED:
+        return
+    try:
+        resolve_architecture(archs[0], config, release)
+    except BudgetInputError as refusal:
+        raise refusal from field_error
+
+
 def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, env):
     try:
         rv = (
@@ -669,7 +685,11 @@ def _prepare(model, gpus, server_args, sglang_version, allow_nearest_profile, en
     dp = int(args.get("dp_size") or 1)
     dp_attention = bool(args.get("enable_dp_attention")) or int(args.get("attn_dp_size") or 1) > 1
     replicas = dp if dp > 1 and not dp_attention else 1  # DP replicas are separate TP groups on other GPUs
-    spec, total, source, override = _model_inputs(model)
+    try:
+        spec, total, source, override = _model_inputs(model)
+    except BudgetInputError as exc:
+        _refuse_unmodelled(model, rv.release, exc)
+        raise
     architecture_of(spec, rv.release)
     ranks, gpu_mem, notes = _gpu_baselines(gpus, tp, pp, replicas)
     env = {str(k): str(v) for k, v in (env or {}).items()}

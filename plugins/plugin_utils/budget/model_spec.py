@@ -627,7 +627,10 @@ def _check_fields(cfg: Dict[str, Any], where: str) -> None:
         raise BudgetInputError(f"model.config.{where}rope_scaling.factor", f"must be a number in (0, 10000], got {scale!r:.60}", _FIX)
 
 
-_QUANT_COUNTS = {"bits": (1, 32), "group_size": (-1, 1 << 16), "num_bits": (1, 32)}
+_QUANT_COUNTS = {"group_size": (-1, 1 << 16), "num_bits": (1, 32)}
+# the methods whose bits the engine reads (as SGLang's GPTQ/AWQ configs do: a whole number of bits per weight);
+# others may carry an average (an EXL2 re-quantisation's "bits": 4.25) that only their own loader reads
+_WHOLE_BITS_METHODS = ("awq", "awq_marlin", "gptq", "gptq_marlin")
 
 
 def _check_quant(qc: Dict[str, Any], where: str) -> None:
@@ -640,6 +643,11 @@ def _check_quant(qc: Dict[str, Any], where: str) -> None:
         value = qc.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high):
             raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a whole number from {low} to {high}, got {value!r:.60}", _FIX)
+    bits = qc.get("bits")
+    whole = str(qc.get("quant_method") or "").lower() in _WHOLE_BITS_METHODS
+    if bits is not None and (isinstance(bits, bool) or not isinstance(bits, (int, float)) or not 1 <= bits <= 32 or (whole and int(bits) != bits)):
+        kind = "a whole number" if whole else "a number"
+        raise BudgetInputError(f"model.config.{where}quantization_config.bits", f"must be {kind} from 1 to 32, got {bits!r:.60}", _FIX)
     for key in ("quant_method", "quant_algo", "kv_cache_quant_algo"):
         if qc.get(key) is not None and not isinstance(qc[key], str):
             raise BudgetInputError(f"model.config.{where}quantization_config.{key}", f"must be a string, got {qc[key]!r:.60}", _FIX)

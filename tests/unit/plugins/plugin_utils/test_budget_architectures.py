@@ -403,3 +403,35 @@ def test_a_class_the_release_lacks_whose_config_it_cannot_load_fails_as_sglang_d
     assert res["architecture"]["support"] == "unloadable"
     assert res["error"]["type"] == "ValueError" and "model type `qwen3_5_moe_text`" in res["error"]["message"]
     assert any(w["id"] == "architecture_not_in_release" and "0.5.17 is the first release" in w["message"] for w in res["warnings"])
+
+
+@pytest.mark.parametrize(
+    "model,field_the_generic_layout_misreads",
+    [
+        ("XiaomiMiMo__MiMo-V2-Flash", "moe_layer_freq"),  # a per-layer list of 0/1 where the generic layout reads a step
+        ("moonshotai__Kimi-K3", "num_attention_heads"),  # MLA: 96 heads that do not divide hidden 7168, no head_dim
+    ],
+)
+def test_a_real_config_of_a_special_cased_class_is_refused_by_name_not_called_malformed(model, field_the_generic_layout_misreads):
+    """A class the engine does not model is refused for what it is before the generic layout judges its fields: the
+    config is the checkpoint's own, so 'pass the real config.json' would send the operator the wrong way."""
+    cfg = config(model)
+    with pytest.raises(BudgetInputError) as err:
+        evaluate(cfg, [H100] * 8, {"tp_size": 8}, "0.5.23", with_fixes=False)
+    assert err.value.field == "model.config.architectures"
+    assert "special-cases it" in str(err.value) and cfg["architectures"][0] in str(err.value)
+    assert field_the_generic_layout_misreads not in err.value.field
+    # the field error it replaces is kept as the cause
+    assert isinstance(err.value.__cause__, BudgetInputError) and field_the_generic_layout_misreads in err.value.__cause__.field
+
+
+@pytest.mark.parametrize("version", ["0.5.9", "0.5.23"])
+def test_an_exl2_checkpoints_average_bits_is_no_malformed_config_but_a_method_sglang_lacks(version):
+    """An EXL2 re-quantisation of DBRX ("quant_method": "exl2", "bits": 4.25): ModelConfig refuses the method (the
+    oracle agrees); the fractional bits are the format's average, not a corrupt field."""
+    res = evaluate(config("ek826__dbrx-instruct-4.25bpw-exl2"), [H100] * 4, {"tp_size": 4}, version, with_fixes=False)
+    assert res["error"]["type"] == "ValueError"
+    assert res["error"]["message"].startswith("Unknown quantization method: exl2. Must be one of ['fp8', ")
+    gptq = dict(config("ek826__dbrx-instruct-4.25bpw-exl2"), quantization_config={"quant_method": "gptq", "bits": 4.25, "group_size": 128})
+    with pytest.raises(BudgetInputError, match=r"quantization_config\.bits: must be a whole number from 1 to 32, got 4\.25"):
+        evaluate(gptq, [H100] * 4, {"tp_size": 4}, version, with_fixes=False)

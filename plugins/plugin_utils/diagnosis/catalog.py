@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.15"
+CATALOG_VERSION = "2026.12.16"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -853,7 +853,9 @@ CATALOG = (
             # 0.5.9 model_loader/loader.py:469,1604; 0.5.23 model_loader/loader.py:581,2662,4046
             Pattern(r"Cannot find any model weights with", 95, "no weight files"),
             # huggingface_hub utils/_validators.py:155,161 (0.36.0); transformers utils/hub.py:470 (4.46.3) wraps it
-            Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)|Incorrect path_or_model_id: ", 85, "invalid repository id"),
+            # huggingface_hub utils/_validators.py validate_repo_id: a --model-path that is neither a local folder nor a
+            # repo id (a missing local directory) is judged as a repo id
+            Pattern(r"HFValidationError|Repo id must (?:use alphanumeric|be in the form)|Incorrect path_or_model_id: ", 90, "invalid repository id"),
             Pattern(r"No such file or directory: '[^']*(?:config\.json|\.safetensors|model)", 60, "missing model file"),
             # transformers utils/hub.py:709 (4.57.1) has_file
             Pattern(r"is not a local folder or a valid repository name on", 95, "transformers: no such model"),
@@ -917,7 +919,8 @@ CATALOG = (
                 "corrupt download",
             ),
             Pattern(r"No space left on device", 80, "disk full"),
-            Pattern(r"HfHubHTTPError|huggingface_hub\.errors", 60, "hub error"),
+            # huggingface_hub.errors.HFValidationError is the repo id's own check (model_not_found), not the hub's answer
+            Pattern(r"HfHubHTTPError|huggingface_hub\.errors\.(?!HFValidationError)", 60, "hub error"),
             Pattern(r"snapshot_download|hf_hub_download|download_weights_from_hf", 25, "download frame"),
         ),
     ),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.16"
+CATALOG_VERSION = "2026.12.17"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80

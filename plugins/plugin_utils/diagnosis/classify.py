@@ -49,6 +49,12 @@ PRE_ALLOCATION_OOM = "gpu_busy_other_process"
 KV_POOL_ALLOCATION_RE = re.compile(r"memory_pool\.py\", line \d+, in (_create_buffers)\b")
 KV_POOL_ALLOCATION_OOM = "kv_pool_too_small"
 FRAMES_ABOVE_OOM = 12  # traceback lines above an OOM line that are its own frames
+# Numbers whose first value is the one that counts (a draft model's later "Load weight begin" finds the target loaded)
+FIRST_VALUE_NUMBERS = frozenset({"weight_begin_avail_gb"})
+# A start that found this much of the GPU taken before loading anything shares it with another process (SGLang's own
+# CUDA context and communication buffers take a few GiB at most): then an OOM is that process's doing.
+HELD_BY_OTHERS_MIN_GIB = 8.0
+HELD_BY_OTHERS_MIN_SHARE = 0.15
 OOM_BY_PHASE = {
     "args": PRE_ALLOCATION_OOM,
     "multi_gpu": PRE_ALLOCATION_OOM,
@@ -105,6 +111,8 @@ NUMBER_PATTERNS = (
     ("total_rest_memory_gb", re.compile(r"total_rest_memory=(-?[\d.]+) GB"), lambda m: float(m.group(1))),
     # the KV pool's buffers failed to allocate (an OOM whose frames end in mem_cache/memory_pool.py _create_buffers)
     ("kv_pool_allocation", KV_POOL_ALLOCATION_RE, lambda m: "memory_pool.py " + m.group(1)),
+    # the target's first "Load weight begin. avail mem=X GB" (model_runner.py load_model): what this start found free
+    ("weight_begin_avail_gb", re.compile(r"Load weight begin\. avail mem=([\d.]+) GB"), lambda m: float(m.group(1))),
     ("tokens_to_allocate", re.compile(r"Try to allocate (\d+) tokens"), lambda m: int(m.group(1))),
     ("context_length", re.compile(r"context_length \((\d+)\) is greater than the derived"), lambda m: int(m.group(1))),
     ("derived_context_length", re.compile(r"derived context_length \((\d+)\)"), lambda m: int(m.group(1))),
@@ -259,7 +267,7 @@ def _scan(lines, ranks, per_rank):
             elif kind == "n":
                 name, regex, convert = NUMBER_PATTERNS[k]
                 match = regex.search(line)
-                if match:
+                if match and not (name in FIRST_VALUE_NUMBERS and name in found.numbers):
                     try:
                         found.numbers[name] = convert(match)
                     except (ValueError, StopIteration, TypeError):
@@ -342,11 +350,26 @@ def _unwrap(failures):
     return failures
 
 
-def _oom_cause(the_timeline, line, rank, lines):
+def held_by_others_gib(numbers):
+    """GiB another process held when this start began loading weights: the OOM message's total capacity less the
+    first "Load weight begin" avail mem; None when the log lacks either or the gap is SGLang's own."""
+    total = re.match(r"([\d.]+) ?([GM])iB", str(numbers.get("gpu_total") or ""))
+    avail = numbers.get("weight_begin_avail_gb")
+    if total is None or avail is None:
+        return None
+    total_gib = float(total.group(1)) / (1024 if total.group(2) == "M" else 1)
+    held = round(total_gib - avail, 2)
+    return held if held > max(HELD_BY_OTHERS_MIN_GIB, HELD_BY_OTHERS_MIN_SHARE * total_gib) else None
+
+
+def _oom_cause(the_timeline, line, rank, lines, held=None):
     """The OOM cause for the phase ``rank`` was in when it printed the OOM ``line`` (the KV pool's when the OOM was
-    raised allocating it); None when the log shows no milestone before it (the frames decide then)."""
+    raised allocating it; another process's when it ``held`` a share of the GPU before the start loaded anything);
+    None when the log shows no milestone before it (the frames decide then)."""
     if line is None:
         return None
+    if held is not None:
+        return PRE_ALLOCATION_OOM
     if any(KV_POOL_ALLOCATION_RE.search(frame) for frame in lines[max(0, line - FRAMES_ABOVE_OOM) : line]):
         return KV_POOL_ALLOCATION_OOM
     phase = the_timeline.phase_at(line, rank)
@@ -449,7 +472,10 @@ def classify(lines):
     found = _scan(lines, ranks, per_rank)
     the_timeline = build_timeline(found.milestones, ranks)
     oom_rank, oom_line = min(found.first_oom.items(), key=lambda kv: kv[1], default=("", None))
-    oom_id = _oom_cause(the_timeline, oom_line, oom_rank, lines)
+    held = held_by_others_gib(found.numbers) if oom_line is not None else None
+    if held is not None:
+        found.numbers.setdefault("other_process_gib", held)
+    oom_id = _oom_cause(the_timeline, oom_line, oom_rank, lines, held)
     ranking = _rank_causes(found.hits, found.gates, found.up, oom_id)
     failures = _failures(ranking, found.hits, oom_id)
     notes = []
@@ -459,7 +485,7 @@ def classify(lines):
         if note:
             notes.append(note)
         if per_rank and failed_rank is not None:
-            rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank, lines)
+            rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank, lines, held)
             rank_hits = found.rank_hits.get(failed_rank, {})
             rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
             if rank_failures:

@@ -272,7 +272,10 @@ def test_library_message_names_its_cause(message, cause):
     ],
 )
 def test_every_torch_oom_wording_while_loading_weights(message):
-    assert _diagnose([ARGS] + WEIGHTS + [message])["root_cause"] == "cuda_oom_weights"
+    # the start found the GPU free: an MI300X's 192 GiB for the ROCm wording (else its capacity less the 78 GB the
+    # H100 start saw would read as another process's)
+    begin = WEIGHTS[0].replace("78.12", "190.40") if "191.98 GiB" in message else WEIGHTS[0]
+    assert _diagnose([ARGS, begin] + WEIGHTS[1:] + [message])["root_cause"] == "cuda_oom_weights"
 
 
 def test_a_dynamo_error_in_capture_is_a_capture_error_and_an_oom_inside_it_a_capture_oom():

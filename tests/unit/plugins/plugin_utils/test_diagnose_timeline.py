@@ -512,3 +512,23 @@ def test_an_oom_allocating_the_kv_pool_is_the_pool_not_fitting_and_its_fix_lower
     result = _diagnose(lines)
     assert result["root_cause"] == "kv_pool_too_small"
     assert "lower --mem-fraction-static" in result["fix"] and "raise" not in result["fix"]
+
+
+def test_an_oom_on_a_gpu_another_process_half_filled_is_that_process_whatever_the_phase():
+    """The MI300X CI run in the training corpus (michael-amd/sglang-ci): 73 GB free of 192 GiB when the weights
+    began to load, then the attention backend's workspace ran out; freeing the GPU is the fix, not a smaller graph.
+    A draft model's later "Load weight begin" (the target already loaded) does not count."""
+    lines = [
+        _tp(0, "Load weight begin. avail mem=73.11 GB"),
+        _tp(0, "Load weight end. type=Llama4ForConditionalGeneration, dtype=torch.bfloat16, avail mem=25.29 GB, mem usage=48.79 GB."),
+        _tp(0, "KV Cache is allocated. #tokens: 206971, K size: 2.37 GB, V size: 2.37 GB"),
+        _tp(0, "Load weight begin. avail mem=11.40 GB"),
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 1940, in init_attention_backend',
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 20.31 GiB. GPU 5 has a total capacity of 191.98 GiB of which 11.65 GiB is free.",
+    ]
+    result = _diagnose(lines)
+    assert result["root_cause"] == "gpu_busy_other_process"
+    assert "118.87 GiB" in result["fix"]
+    # the same OOM on a GPU the start had to itself stays the phase's
+    alone = [lines[0].replace("73.11", "190.50")] + lines[1:]
+    assert _diagnose(alone)["root_cause"] == "cuda_oom_cuda_graph"

@@ -496,6 +496,17 @@ def multimodal_graph_archs(tree: ast.Module) -> dict[str, list[str]]:
     return out
 
 
+def language_model_only_archs(tree: ast.Module) -> list[str] | None:
+    """``ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES`` (server_args.py): the classes ``--language-model-only`` accepts
+    (arg_groups/model_hook.py handle_language_model_only refuses the others), in the source's order; None where the
+    release keeps no such list."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List)):
+            if any(isinstance(t, ast.Name) and t.id == "LANGUAGE_MODEL_ONLY_ARCHITECTURES" for t in node.targets):
+                return [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return None
+
+
 def _pinned_transformers(version: str) -> str:
     pins = json.loads((DATA / "sglang-releases.json").read_text())
     return next(r["transformers"] for r in pins["releases"] if r["version"] == version)
@@ -506,6 +517,7 @@ def build_catalog(version: str) -> dict:
     entry: dict[str, str] = {}
     special: dict[str, set[str]] = {}
     config_trees: dict[str, ast.Module] = {}
+    lm_only_archs = None
     with zipfile.ZipFile(wheel) as archive:
         quantization_methods = cuda_quantization_methods(ast.parse(archive.read(QUANTIZATION_REGISTRY).decode("utf-8-sig")))
         for member in sorted(archive.namelist()):
@@ -520,6 +532,8 @@ def build_catalog(version: str) -> dict:
                     entry.setdefault(name, rel)
             if rel.startswith("configs/") or rel in CONFIG_REGISTRY_FILES:
                 config_trees[rel] = tree
+            if rel == "server_args.py":
+                lm_only_archs = language_model_only_archs(tree)
             if SIZING_FILES.match(member):
                 for name, scopes in _mentions(tree).items():
                     special.setdefault(name, set()).update(f"{rel}:{s}" for s in scopes)
@@ -535,6 +549,7 @@ def build_catalog(version: str) -> dict:
         "config_model_types": config_model_types(config_trees, set(transformers["model_types"])),
         "quantization_methods": quantization_methods,
         "multimodal_graph_archs": multimodal_graph_archs(config_trees["configs/model_config.py"]),
+        "language_model_only_archs": lm_only_archs,
         "transformers": transformers,
     }
 

@@ -342,6 +342,12 @@ ARCH_MODELS = {
         "meta-llama__Llama-4-Scout-17B-16E-Instruct": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
         "RedHatAI__Llama-4-Scout-17B-16E-Instruct-FP8-dynamic": [("H100-80GB", 2), ("H200", 1), ("L40S", 4)],
     },
+    "Gemma4ForConditionalGeneration": {
+        "google__gemma-4-31B-it": [("H100-80GB", 2), ("H200", 1), ("A100-80GB", 2), ("H100-80GB", 4)],
+        "google__gemma-4-26B-A4B": [("H100-80GB", 1), ("H200", 1), ("L40S", 2), ("H100-80GB", 2)],
+        "nvidia__Gemma-4-31B-IT-NVFP4": [("H100-80GB", 1), ("H200", 1), ("H100-80GB", 2)],
+        "nvidia__Gemma-4-26B-A4B-NVFP4": [("H100-80GB", 1), ("L40S", 1), ("H100-80GB", 2)],
+    },
     "Glm4vMoeForConditionalGeneration": {
         "zai-org__GLM-4.5V": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
     },
@@ -421,6 +427,16 @@ REMOTE_CODE_ARCHS = frozenset({"InternLM2ForCausalLM", "InternLM3ForCausalLM", "
 # grid does not draw (Llama 4 accepts only some attention backends)
 ARCH_FLAG_CASES = {
     "meta-llama__Llama-4-Scout-17B-16E-Instruct": ({"attention_backend": "flashinfer"}, {"attention_backend": "triton", "context_length": 65536}),
+    # Gemma 4: an FP8 KV cache at a long context, another SWA/full split, one pool for every layer, text only
+    "google__gemma-4-31B-it": (
+        {"kv_cache_dtype": "fp8_e4m3", "context_length": 131072},
+        {"swa_full_tokens_ratio": 0.5, "mem_fraction_static": 0.85},
+        {"disable_hybrid_swa_memory": True, "context_length": 65536},
+        {"language_model_only": True},
+    ),
+    "google__gemma-4-26B-A4B": ({"swa_full_tokens_ratio": 0.25, "max_running_requests": 16}, {"language_model_only": True, "context_length": 262144}),
+    # --language-model-only: from 0.5.18 only ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES may run text only
+    "Qwen__Qwen3-VL-8B-Instruct": ({"language_model_only": True},),
 }
 
 # Decoder checkpoints trained as embedding models: SGLang serves them with --is-embedding (their class alone does
@@ -934,11 +950,22 @@ def _unnoted(rows: list[dict]) -> list[dict]:
     return rows
 
 
+def _release_flags(version: str) -> set:
+    """The server arguments ``version`` parses, as the keys ``to_argv`` turns into its options (the collection's
+    flag catalog of the wheel)."""
+    path = os.path.join(os.path.dirname(CONFIGS), "..", "..", "plugins", "plugin_utils", "data", f"sglang-flags-{version}.json")
+    with open(path) as f:
+        return {opt[2:].replace("-", "_") for flag in json.load(f)["flags"] for opt in flag["option_strings"] if opt.startswith("--")}
+
+
 def cases(version: str) -> list[dict]:
     """All cases for one SGLang version, in a fixed order."""
     if version in NOTED_RELEASES:
         incident = _incident_0_5_23() if version == "0.5.23" else _incident_0_5_9()
-        return incident + _edge_cases() + _generated(seed=20261129) + _architecture_cases() + _multinode_cases()
+        flags = _release_flags(version)
+        # a flag case for a flag the release lacks is an argparse error, not a sizing: left out there
+        arch = [c for c in _architecture_cases() if not set(c["server_args"]) - flags]
+        return incident + _edge_cases() + _generated(seed=20261129) + arch + _multinode_cases()
     # the incident as the release's own startup order shapes it (draft resident or not)
     incident = _unnoted(_incident_0_5_23() if draft_resident_at_sizing(version) else _incident_0_5_9())
     generated = [c for c in _generated(seed=20261129) if int(c["id"].rsplit("-", 1)[1]) < GENERATED_PER_MODEL_OTHER]

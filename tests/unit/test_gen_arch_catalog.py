@@ -94,3 +94,17 @@ def test_a_config_class_default_is_its_field_or_its_init_default():
     assert gen_arch_catalog._literal_default(ast.parse(five), ("Glm4vMoeConfig",), "tie_word_embeddings") is False
     assert gen_arch_catalog._literal_default(ast.parse(four), ("PretrainedConfig",), "tie_word_embeddings") is True
     assert gen_arch_catalog._literal_default(ast.parse(four), ("Glm4vMoeConfig",), "tie_word_embeddings") is None
+
+
+def test_the_language_model_only_allowlist_is_read_in_source_order_or_none():
+    """server_args.py 0.5.23 keeps the tuple on ServerArgs; a release without it accepts --language-model-only for any
+    multimodal class (or has no such flag)."""
+    tree = ast.parse(
+        'class ServerArgs:\n    LANGUAGE_MODEL_ONLY_ARCHITECTURES = (\n        "DeepseekV4ForCausalLM",\n        "Cosmos3ForConditionalGeneration",\n    )\n'
+    )
+    assert gen_arch_catalog.language_model_only_archs(tree) == ["DeepseekV4ForCausalLM", "Cosmos3ForConditionalGeneration"]
+    assert gen_arch_catalog.language_model_only_archs(ast.parse("class ServerArgs:\n    port = 30000\n")) is None
+    committed = {
+        p.name: json.loads(p.read_text(encoding="utf-8"))["language_model_only_archs"] for p in (ROOT / "plugins/plugin_utils/data").glob("sglang-archs-*.json")
+    }
+    assert committed["sglang-archs-0.5.9.json"] is None and "Qwen3VLForConditionalGeneration" not in committed["sglang-archs-0.5.23.json"]

@@ -49,6 +49,9 @@ class ArchitectureLayout:
 
     ``family`` selects the KV/state pool: dense|moe (standard GQA), mla, swa (hybrid SWA: GPT-OSS, Llama 4), gdn,
     mamba2. ``gpt_oss_blocks``: GPT-OSS's attention sinks, biased router and fused biased experts (swa family);
+    ``gemma4_blocks``: Gemma 4's two attention geometries (the full layers' global_head_dim and, with
+    attention_k_eq_v, num_global_key_value_heads), and with enable_moe_block its router (a scale and an unquantized
+    projection), per-expert scales and experts beside the dense MLP, with three more norms (swa family);
     ``swa_full_every``: every n-th layer is global and the others slide, with the window ``attention_chunk_size``
     (Llama 4's chunked attention; 0: the config's ``layer_types``, the window ``sliding_window`` - 1).
     ``qkv_bias``: ``None`` is on when any of the config's ``bias_key`` is (default ``bias_default``); ``o_bias``: ``None`` is
@@ -63,7 +66,8 @@ class ArchitectureLayout:
     every layer MoE whatever ``decoder_sparse_step`` / ``mlp_only_layers`` say. ``partial_rotary_default``: the
     rotary fraction when the config gives none. ``embed_replicated``: a plain ``nn.Embedding`` (every rank holds
     the whole table, unpadded). ``rope_layout``: "standard" (one cache, the config's scaling), or
-    "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them), or
+    "local_global_unscaled" (Gemma 3: two unscaled caches, one per RoPE base, where the release builds them),
+    "per_layer_type" (Gemma 4: one cache per layer type, as wide as that type's head), or
     "none" (no rotary embedding, so no cache).
     ``config_aliases``: (field, the name SGLang's config class reads it from; dotted for a nested field).
     ``experts_quantizable``: False when the class builds its experts without the quant config.
@@ -123,6 +127,7 @@ class ArchitectureLayout:
     final_norm_key: str = ""
     mlp_bias_key: str = ""
     gpt_oss_blocks: bool = False
+    gemma4_blocks: bool = False
     swa_full_every: int = 0
     # the vision tower is built only with --enable-multimodal (ModelConfig's mm_disabled_models), which is not modelled
     vision_opt_in: bool = False
@@ -420,6 +425,25 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
         ),
     ),
     "GptOssForCausalLM": ArchitectureLayout(family="swa", module="gpt_oss.py", qkv_bias=True, o_bias=True, gpt_oss_blocks=True),
+    # gemma4_mm.py over gemma4_causal.py (0.5.23): sliding and full layers (layer_types) with their own head_dim and KV
+    # heads (utils/hf_transformers/config.py _apply_gemma4_attention_overrides), pooled as hybrid SWA with the
+    # window sliding_window - 1; qkv_proj holds V for the k_eq_v layers too; q/k Gemma4RMSNorm over head_dim (v_norm a
+    # buffer); four norms per layer; Gemma3TextScaledWordEmbedding (whole on every rank) tied to the head; one RoPE
+    # cache per layer type; the Gemma 4 ViT split over TP and the embed_vision projection; triton attention below
+    # SM100 (model_overrides/gemma4.py)
+    "Gemma4ForConditionalGeneration": ArchitectureLayout(
+        family="swa",
+        module="gemma4_mm.py",
+        qk_norm="head",
+        norms_per_layer=4,
+        tie_default=True,
+        embed_replicated=True,
+        rope_layout="per_layer_type",
+        attention_backend_by_sm=("trtllm_mha", "triton", "triton"),
+        multimodal=True,
+        vision_tower="gemma4",
+        gemma4_blocks=True,
+    ),
     # mllama4.py over llama4.py, text only (ModelConfig leaves multimodal off for it unless --enable-multimodal, so
     # no vision tower is built): every fourth layer global without RoPE, the others chunked attention that
     # configs/model_config.py get_hybrid_layer_ids pools as SWA with the window attention_chunk_size
@@ -524,6 +548,8 @@ class ReleaseArchitectures:
     configs_without_position_embedding_type: Dict[str, str]
     # model_type -> the pinned config class's tie_word_embeddings default (composite configs that leave it out)
     tie_word_embeddings_defaults: Dict[str, bool]
+    # the classes --language-model-only accepts (ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES); None: no such list
+    language_model_only_archs: Optional[Tuple[str, ...]]
 
 
 @functools.lru_cache(maxsize=None)
@@ -549,6 +575,7 @@ def release_architectures(version: str) -> ReleaseArchitectures:
         transformers_causal_lm_classes=frozenset(data["transformers"]["causal_lm_classes"]),
         configs_without_position_embedding_type=data["transformers"]["configs_without_position_embedding_type"],
         tie_word_embeddings_defaults=data["transformers"]["tie_word_embeddings_defaults"],
+        language_model_only_archs=None if data.get("language_model_only_archs") is None else tuple(data["language_model_only_archs"]),
     )
 
 

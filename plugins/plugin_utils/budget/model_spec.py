@@ -243,6 +243,9 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     # sliding window
     sliding_window: Optional[int] = None
+    # the sliding layers' own KV geometry where it differs from the full layers' (Gemma 4); 0: the same
+    swa_head_dim: int = 0
+    swa_num_kv_heads: int = 0
     # GDN (Qwen3-Next / 3.5 / 3.6)
     linear_num_key_heads: int = 0
     linear_num_value_heads: int = 0
@@ -731,7 +734,7 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         max_position_embeddings=max_pos,
         derived_context_len=derive_context_length(text),
         rotary_dim=rotary_dim,
-        rope_cache_len=rope_rows if layout.rope_layout == "local_global_unscaled" else _rope_cache(text, rotary_dim, rope_rows),
+        rope_cache_len=rope_rows if layout.rope_layout in _UNSCALED_ROPE_LAYOUTS else _rope_cache(text, rotary_dim, rope_rows),
         attention_bias=qkv_bias,
         o_proj_bias=qkv_bias if layout.o_bias is None else layout.o_bias,
         qk_norm=_has_qk_norm(layout, text),
@@ -800,6 +803,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
                 rope_interleave=bool(text.get("indexer_rope_interleave", False)),
                 topk_layer_ids=tuple(i for i in range(n_layers) if not dsa_layer_skips_topk(text, i)),
             )
+    elif family == "swa" and layout.gemma4_blocks:
+        _gemma4_layers(spec, text, where, n_layers)
     elif family == "swa" and layout.swa_full_every:
         every = layout.swa_full_every
         spec.sliding_window = _int(text, "attention_chunk_size", where)
@@ -861,6 +866,52 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
         )
     _check_consistency(text, where, spec)
     return spec
+
+
+# RoPE layouts whose caches are built with max_position_embeddings rows whatever the config's scaling says
+_UNSCALED_ROPE_LAYOUTS = ("local_global_unscaled", "per_layer_type")
+# transformers Gemma4TextConfig defaults for the keys its config.json may leave out
+_GEMMA4_DEFAULTS = {"sliding_window": 512, "global_head_dim": 512, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 0}
+
+
+def _gemma4_layers(spec: ModelSpec, text: Dict[str, Any], where: str, n_layers: int) -> None:
+    """Gemma 4 as transformers' Gemma4TextConfig (5.19.0) and SGLang 0.5.23 read it: ``layer_types`` (default five
+    sliding to one full, the last layer forced full); the full layers take ``global_head_dim`` and, with
+    ``attention_k_eq_v``, ``num_global_key_value_heads`` (config.py _apply_gemma4_attention_overrides makes those
+    the model's head_dim and KV heads, the sliding ones ``swa_*``; 0.5.11-0.5.21 swap them the same way for such a
+    config); the window is ``sliding_window`` - 1 (gemma4_causal.py), halved first for bidirectional attention;
+    ``enable_moe_block`` adds the experts."""
+    for key, what in (("hidden_size_per_layer_input", "per-layer input embeddings"), ("num_kv_shared_layers", "KV-shared layers")):
+        value = text.get(key, _GEMMA4_DEFAULTS[key])
+        if value:
+            raise BudgetInputError(
+                f"model.config.{where}{key}",
+                f"is {value}: Gemma 4's {what} (the E2B/E4B checkpoints) are not modelled by the budget engine",
+                "budget a Gemma 4 checkpoint without them (31B, 26B-A4B), or size this one with a real start",
+            )
+    types = list(text.get("layer_types") or ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n_layers)])
+    types[-1] = "full_attention"
+    moe = bool(text.get("enable_moe_block"))
+    spec.layers = [("swa" if t == "sliding_attention" else "full", "moe" if moe else "dense") for t in types]
+    window = _int(text, "sliding_window", where, _GEMMA4_DEFAULTS["sliding_window"])
+    if text.get("use_bidirectional_attention") == "all":
+        window = window // 2 + 1
+    spec.sliding_window = window - 1
+    spec.swa_head_dim, spec.swa_num_kv_heads = spec.head_dim, spec.num_kv_heads
+    spec.head_dim = spec.v_head_dim = spec.rotary_dim = _int(text, "global_head_dim", where, _GEMMA4_DEFAULTS["global_head_dim"])
+    if text.get("num_global_key_value_heads") and not text.get("attention_k_eq_v"):
+        # 0.5.11-0.5.21 (utils/hf_transformers/config.py) take num_global_key_value_heads whenever it is given, 0.5.22
+        # on (transformers 5.19's per_layer_config) only with attention_k_eq_v: the releases disagree on this config
+        raise BudgetInputError(
+            f"model.config.{where}num_global_key_value_heads",
+            "is given without attention_k_eq_v, which SGLang releases read differently (0.5.22 and later ignore it)",
+            "use the checkpoint's unmodified config.json; every published Gemma 4 checkpoint sets attention_k_eq_v with it",
+        )
+    if text.get("num_global_key_value_heads"):
+        spec.num_kv_heads = _int(text, "num_global_key_value_heads", where)
+    if moe:
+        spec.num_experts = _int(text, "num_experts", where)
+        spec.moe_intermediate_size = _int(text, "moe_intermediate_size", where)
 
 
 def _short_conv_layers(spec: ModelSpec, text: Dict[str, Any], where: str, n_layers: int) -> None:

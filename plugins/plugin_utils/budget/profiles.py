@@ -625,6 +625,10 @@ def resolve_args(spec: ModelSpec, args: Dict[str, Any], release: "SGLangRelease"
             "preflight without --enable-multimodal (text only, SGLang's default for this class)",
         )
     model_check_error = None
+    text_only_archs = release_architectures(release.version).language_model_only_archs
+    if args.get("language_model_only") and text_only_archs is not None and spec.architecture not in text_only_archs:
+        # arg_groups/model_hook.py handle_language_model_only (0.5.23): only the listed classes run text-only
+        model_check_error = ("ValueError", f"--language-model-only does not support {[spec.architecture]}. Supported: {list(text_only_archs)}.")
     if spec.layout.swa_full_every and attn_backend not in b.llama4_attention_backends:
         allowed = b.llama4_attention_backends
         model_check_error = ("AssertionError", f"{', '.join(allowed[:-1])} or {allowed[-1]} is required for Llama4 model but got {attn_backend}")
@@ -959,8 +963,11 @@ def _kv_heads(spec: ModelSpec, attn_tp: int) -> int:
     return max(1, spec.num_kv_heads // attn_tp)  # model_config.get_num_kv_heads
 
 
-def kv_layer_bytes(spec: ModelSpec, r: Resolved) -> float:
-    """Bytes per token of one attention layer's KV."""
+def kv_layer_bytes(spec: ModelSpec, r: Resolved, sliding: bool = False) -> float:
+    """Bytes per token of one attention layer's KV (``sliding``: a sliding-window layer's, which Gemma 4 shapes
+    apart: pool_configurator.py HybridSWAPoolConfigurator ``_swa_per_token``)."""
+    if sliding and spec.swa_head_dim:
+        return max(1, spec.swa_num_kv_heads // r.attn_tp) * 2 * spec.swa_head_dim * r.kv_bytes
     if spec.is_mla and spec.dsa is not None and not r.dsa_raw_kv and r.kv_bytes == 1 and r.release.sizing.dsa.cell_prices_fp8_row:
         # DSATokenToKVPool's FP8 row: the latent, a float32 scale per 128 of it, and the rope part in bf16
         return spec.kv_lora_rank + spec.kv_lora_rank // 128 * 4 + spec.qk_rope_head_dim * 2
@@ -972,6 +979,7 @@ def kv_layer_bytes(spec: ModelSpec, r: Resolved) -> float:
 def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
     """The per-token KV bytes SGLang divides the budget by, and the parts it is made of."""
     per = kv_layer_bytes(spec, r)
+    per_swa = kv_layer_bytes(spec, r, sliding=True)
     if spec.is_mambaish:
         n_full, n_swa = len(spec.full_attention_layer_ids), 0
     elif r.hybrid_swa:
@@ -980,9 +988,9 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
         n_full, n_swa = spec.stage_num_layers, 0
     b = r.release.sizing
     if not b.hybrid_swa_ratio_cell or not r.hybrid_swa:
-        cell = per * (n_full + n_swa)
+        cell = per * n_full + per_swa * n_swa
     else:
-        cell = per * n_full + r.swa_full_tokens_ratio * per * n_swa
+        cell = per * n_full + r.swa_full_tokens_ratio * per_swa * n_swa
     if spec.dsa is not None:
         cell += dsa_indexer_cell_bytes(spec, b.dsa)
     draft_layers = 0
@@ -1007,6 +1015,7 @@ def cell_size(spec: ModelSpec, r: Resolved) -> Dict[str, Any]:
     return {
         "cell": cell if isinstance(cell, float) and not cell.is_integer() else int(cell),
         "per_layer": per,
+        "per_swa_layer": per_swa,
         "n_full": n_full,
         "n_swa": n_swa,
         "draft_budgeted": budgeted_draft,
@@ -1242,7 +1251,7 @@ def kv_tokens_configurator(p: PoolInputs, pool: PoolBudget) -> int:
         return int(int(pool.rest * GIB) // cell["cell"]) // r.page_size * r.page_size
     page = r.page_size
     swa_fixed = -(-cap // page) * page
-    fixed_bytes = swa_fixed * cell["per_layer"] * cell["n_swa"]
+    fixed_bytes = swa_fixed * cell["per_swa_layer"] * cell["n_swa"]
     avail_bytes = int(pool.rest * GIB)
     tokens = int((avail_bytes - fixed_bytes) // (cell["per_layer"] * cell["n_full"])) // page * page
     if tokens <= 0:
@@ -1340,13 +1349,13 @@ def _hybrid_swa_split(p: PoolInputs, tokens: int) -> Tuple[int, Optional[int]]:
     """(full-attention tokens, SWA tokens) of a hybrid-SWA pool of ``tokens``."""
     spec, r, cell = p.spec, p.r, p.cell
     b = r.release.sizing
-    per, nf, ns = cell["per_layer"], cell["n_full"], cell["n_swa"]
+    per, per_swa, nf, ns = cell["per_layer"], cell["per_swa_layer"], cell["n_full"], cell["n_swa"]
     cap = swa_request_cap(spec, r)
     if b.hybrid_swa_ratio_cell:
         full = tokens
-    else:  # the cell counted every layer at full size: re-split that memory by the ratio
-        total_mem = tokens * (per * nf + per * ns)
-        full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per * ns))
+    else:  # the cell counted every layer at its own size: re-split that memory by the ratio
+        total_mem = tokens * (per * nf + per_swa * ns)
+        full = int(total_mem / (per * nf + r.swa_full_tokens_ratio * per_swa * ns))
     if cap is not None:
         swa_tokens = min(-(-cap // r.page_size) * r.page_size, full if r.max_total_tokens is not None else 1 << 62)
     else:

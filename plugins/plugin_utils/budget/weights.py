@@ -88,6 +88,9 @@ class Linear:
     elem_bytes: Optional[float] = None  # fixed element size (norms in fp32, A_log)
 
 
+_FUSED_W13 = ("experts.gate_proj", "experts.up_proj")  # the expert rows FusedMoE packs into one w13 tensor
+
+
 def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
     n = lin.out * lin.inp
     bias = lin.bias * spec.dtype_bytes
@@ -117,8 +120,10 @@ def _linear_bytes(lin: Linear, spec: ModelSpec) -> float:
         per = n / 2 + n / 16 + 8
         if lin.count > 1 and spec.fp4_moe_swizzled_scales:
             # ModelOptNvFp4FusedMoEMethod.create_weights: a swizzled copy of the block scales (rows padded to 128,
-            # scale columns to 4) beside them, unless the flashinfer TRT-LLM (or MegaMoE) runner aliases it
-            per += _pad(lin.out, 128) * _pad(lin.inp // 16, 4)
+            # scale columns to 4) beside them, unless the flashinfer TRT-LLM (or MegaMoE) runner aliases it; gate
+            # and up are one w13 tensor, padded together
+            rows = _pad(2 * lin.out, 128) // 2 if lin.name.endswith(_FUSED_W13) else _pad(lin.out, 128)
+            per += rows * _pad(lin.inp // 16, 4)
     elif algo == "mxfp4":
         per = n / 2 + n / 32
     else:
@@ -149,9 +154,11 @@ def _norm(layer: Optional[int], name: str, size: int) -> Linear:
 
 
 def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
-    h, hd = spec.hidden_size, spec.head_dim
+    h, hd, kv_total = spec.hidden_size, spec.head_dim, spec.num_kv_heads
+    if spec.swa_head_dim and i < len(spec.layers) and spec.layers[i][0] == "swa":  # Gemma 4: the sliding layers' own shape
+        hd, kv_total = spec.swa_head_dim, spec.swa_num_kv_heads
     q_heads = spec.num_heads // tp
-    kv = max(1, spec.num_kv_heads // tp)
+    kv = max(1, kv_total // tp)
     gate = 2 if spec.attn_output_gate else 1
     bias = spec.attention_bias
     out = [
@@ -164,7 +171,7 @@ def _attention(spec: ModelSpec, i: int, tp: int) -> List[Linear]:
         if spec.layout.qk_norm == "projection":
             out += [_norm(i, "self_attn.q_norm", q_heads * hd), _norm(i, "self_attn.k_norm", kv * hd)]
         elif spec.layout.qk_norm == "full_projection":  # replicated: every rank holds the whole norm
-            out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd), _norm(i, "self_attn.k_norm", spec.num_kv_heads * hd)]
+            out += [_norm(i, "self_attn.q_norm", spec.num_heads * hd), _norm(i, "self_attn.k_norm", kv_total * hd)]
         else:  # one head_dim norm each for q and k (a LayerNorm with a bias where the class's norms have one)
             size = hd * (2 if spec.layout.norm_bias else 1)
             out += [_norm(i, "self_attn.q_norm", size), _norm(i, "self_attn.k_norm", size)]
@@ -299,6 +306,17 @@ def _moe(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
     return out
 
 
+def _gemma4_moe_block(spec: ModelSpec, i: int, tp: int, ep: int) -> List[Linear]:
+    """gemma4_causal.py with enable_moe_block: the dense MLP, Gemma4Router (a hidden-wide scale and a replicated
+    projection built without the quant config), Gemma4MoE's per-expert scales and experts, and the three norms
+    around the MoE branch."""
+    h, e = spec.hidden_size, spec.num_experts
+    rows = _mlp(spec, i, spec.intermediate_size, tp)
+    rows += [_norm(i, "router.scale", h), Linear(i, "router.proj", e, h, quantizable=False), _norm(i, "moe.per_expert_scale", e)]
+    rows += _mlp(spec, i, spec.moe_intermediate_size, max(1, tp // ep), prefix="moe.experts", count=math.ceil(e / ep))
+    return rows + [_norm(i, "moe_branch_norms", 3 * h)]
+
+
 def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: int, attn_tp: Optional[int] = None) -> List[Linear]:
     """One layer on one rank; the mixer is split over the attention TP group (``tp / attn_dp``)."""
     h = spec.hidden_size
@@ -314,6 +332,8 @@ def _decoder_layer(spec: ModelSpec, i: int, mixer: str, ffn: str, tp: int, ep: i
         out += _short_conv(spec, i, tp)
     if ffn == "dense":
         out += _mlp(spec, i, spec.intermediate_size, tp)
+    elif ffn == "moe" and spec.layout.gemma4_blocks:
+        out += _gemma4_moe_block(spec, i, tp, ep)
     elif ffn == "moe":
         out += _moe(spec, i, tp, ep)
     if spec.layout.norm_params:
@@ -541,7 +561,40 @@ def _glm4v_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
     ]
 
 
-_VISION_TOWERS = {"qwen3_vl": _qwen3_vl_vision, "qwen2_5_vl": _qwen2_5_vl_vision, "moonvit": _moonvit_vision, "glm4v": _glm4v_vision}
+def _gemma4_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """gemma4_vision.py (0.5.23): the patch embedder (input_proj over 3 x patch^2, a two-row-set learned position
+    table), per layer a QKV and an output projection and a gated MLP split over TP, q/k norms over head_dim (v_norm a
+    buffer) and four layer norms; then gemma4_mm.py's embed_vision projection to the text width, on every rank."""
+    h = int(v.get("hidden_size", 1152))
+    heads = int(v.get("num_attention_heads", 16))
+    kv_heads = int(v.get("num_key_value_heads", heads))
+    hd = int(v.get("head_dim") or h // heads)
+    inter = int(v.get("intermediate_size", 4304))
+    patch = int(v.get("patch_size", 16))
+    rows = [
+        Linear(None, "vision_tower.patch_embedder.input_proj", h, 3 * patch * patch, quantizable=False),
+        Linear(None, "vision_tower.patch_embedder.position_embedding_table", 2 * int(v.get("position_embedding_size", 10240)), h, quantizable=False),
+    ]
+    for b in range(int(v.get("num_hidden_layers", 27))):
+        rows += [
+            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.qkv_proj", (heads + 2 * kv_heads) * hd // tp, h, quantizable=False),
+            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.o_proj", h, heads * hd // tp, quantizable=False),
+            Linear(None, f"vision_tower.encoder.layers.{b}.norms", 4 * h + 2 * hd, 1, quantizable=False),
+            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.gate_up_proj", 2 * inter // tp, h, quantizable=False),
+            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.down_proj", h, inter // tp, quantizable=False),
+        ]
+    return rows + [Linear(None, "embed_vision.embedding_projection", spec.hidden_size, h, quantizable=False)]
+
+
+_VISION_TOWERS = {
+    "qwen3_vl": _qwen3_vl_vision,
+    "qwen2_5_vl": _qwen2_5_vl_vision,
+    "moonvit": _moonvit_vision,
+    "glm4v": _glm4v_vision,
+    "gemma4": _gemma4_vision,
+}
+# the towers that build no rotary embedding of their own (Gemma 4's ViT uses a learned position table)
+_VISION_TOWERS_WITHOUT_ROPE = frozenset({"gemma4"})
 
 
 def _vision(spec: ModelSpec, tp: int) -> List[Linear]:
@@ -660,9 +713,11 @@ def rope_caches(spec: ModelSpec, release: Optional["SGLangRelease"] = None) -> L
     if spec.layout.rope_layout == "local_global_unscaled":
         if release is None or release.sizing.gemma3_rope_in_attention:
             caches += [(spec.rope_cache_len, spec.rotary_dim * 4)] * 2  # one per RoPE base
+    elif spec.layout.rope_layout == "per_layer_type":  # get_rope per Gemma 4 layer type: the sliding head, the full one
+        caches += [(spec.rope_cache_len, spec.swa_head_dim * 4), (spec.rope_cache_len, spec.rotary_dim * 4)]
     elif (spec.family != "mamba2" or spec.layout.short_conv) and spec.layout.rope_layout != "none":  # Nemotron-H: no RoPE
         caches.append((spec.rope_cache_len, spec.rotary_dim * 4))
-    if spec.vision:
+    if spec.vision and spec.layout.vision_tower not in _VISION_TOWERS_WITHOUT_ROPE:
         head_dim = int(spec.vision.get("hidden_size", 1152)) // int(spec.vision.get("num_heads", 16))
         caches.append((VISION_ROPE_ROWS, head_dim // 2 * 4))
     return caches

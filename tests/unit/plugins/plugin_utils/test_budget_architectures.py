@@ -78,9 +78,9 @@ def test_a_standard_unverified_class_is_generic_and_names_its_fields():
 
 def test_a_class_sglang_special_cases_is_refused_by_name_with_where():
     with pytest.raises(BudgetInputError) as exc:
-        resolve_architecture("Gemma4ForConditionalGeneration", config("google__gemma-4-31B-it"), release("0.5.23"))
+        resolve_architecture("DeepseekV4ForCausalLM", config("deepseek-ai__DeepSeek-V4-Flash"), release("0.5.23"))
     assert exc.value.field == "model.config.architectures"
-    assert "Gemma4ForConditionalGeneration" in str(exc.value) and "configs/model_config.py" in str(exc.value)
+    assert "DeepseekV4ForCausalLM" in str(exc.value) and "configs/model_config.py" in str(exc.value)
 
 
 def test_a_config_with_state_space_fields_is_not_predicted_generically():
@@ -94,8 +94,8 @@ def test_a_config_with_state_space_fields_is_not_predicted_generically():
 
 def test_a_class_the_pinned_release_lacks_names_the_first_release_with_it():
     with pytest.raises(BudgetInputError) as exc:
-        evaluate({"config": config("google__gemma-4-26B-A4B")}, [H100] * 2, {"tp_size": 2}, "0.5.9")
-    assert "Gemma4ForConditionalGeneration is not a model class of SGLang 0.5.9" in str(exc.value)
+        evaluate({"config": config("deepseek-ai__DeepSeek-V4-Flash")}, [H100] * 8, {"tp_size": 8}, "0.5.9")
+    assert "DeepseekV4ForCausalLM is not a model class of SGLang 0.5.9" in str(exc.value)
     assert "is the first release that has it" in str(exc.value)
 
 
@@ -435,3 +435,43 @@ def test_an_exl2_checkpoints_average_bits_is_no_malformed_config_but_a_method_sg
     gptq = dict(config("ek826__dbrx-instruct-4.25bpw-exl2"), quantization_config={"quant_method": "gptq", "bits": 4.25, "group_size": 128})
     with pytest.raises(BudgetInputError, match=r"quantization_config\.bits: must be a whole number from 1 to 32, got 4\.25"):
         evaluate(gptq, [H100] * 4, {"tp_size": 4}, version, with_fixes=False)
+
+
+def test_gemma4_pools_its_sliding_and_full_layers_with_their_own_head_shapes():
+    """Gemma-4-31B-it: 50 sliding layers (head_dim 256, 16 KV heads) and 10 full ones (global_head_dim 512,
+    num_global_key_value_heads 4 with attention_k_eq_v), pooled as hybrid SWA; the oracle's case 00 (TP 2 on H100,
+    0.82, 32K) logs 97,293 full and 77,834 SWA tokens with K sizes 1.86 and 14.85 GB."""
+    spec = build_model_spec(config("google__gemma-4-31B-it"))
+    assert (spec.head_dim, spec.num_kv_heads, spec.swa_head_dim, spec.swa_num_kv_heads) == (512, 4, 256, 16)
+    assert len(spec.full_attention_layer_ids) == 10 and len(spec.swa_layer_ids) == 50 and spec.sliding_window == 1023
+    res = evaluate(
+        config("google__gemma-4-31B-it"), [H100] * 2, {"tp_size": 2, "mem_fraction_static": 0.82, "context_length": 32768}, "0.5.23", with_fixes=False
+    )
+    totals = res["budget"]["totals"]
+    # per token: 10 full layers x 2 KV heads x (512 + 512) x 2 B, plus 0.8 x 50 sliding layers x 8 x (256 + 256) x 2 B
+    assert totals["cell_size_bytes"] == pytest.approx(10 * 2 * 1024 * 2 + 0.8 * 50 * 8 * 512 * 2)
+    assert totals["max_total_num_tokens"] == pytest.approx(97293, rel=0.01)
+
+
+def test_gemma4_moe_runs_the_experts_beside_the_dense_mlp_and_0_5_9_cannot_load_its_config():
+    """Gemma-4-26B-A4B: every layer has the dense MLP (2112) and 128 experts of 704 with the router; SGLang 0.5.9's
+    transformers does not know model_type gemma4, so the start stops loading config.json (the oracle agrees)."""
+    spec = build_model_spec(config("google__gemma-4-26B-A4B"))
+    assert spec.num_experts == 128 and spec.moe_intermediate_size == 704 and spec.intermediate_size == 2112
+    assert {ffn for _mixer, ffn in spec.layers} == {"moe"}
+    res = evaluate(config("google__gemma-4-26B-A4B"), [H100] * 2, {"tp_size": 2}, "0.5.9", with_fixes=False)
+    assert res["error"]["type"] == "ValueError" and "model type `gemma4` but Transformers does not recognize" in res["error"]["message"]
+    assert any(w["id"] == "architecture_not_in_release" for w in res["warnings"])
+
+
+@pytest.mark.parametrize("key,value", [("hidden_size_per_layer_input", 256), ("num_kv_shared_layers", 20)])
+def test_gemma4_per_layer_inputs_and_kv_sharing_are_refused_by_name(key, value):
+    """The E2B/E4B checkpoints' per-layer input embeddings and KV-shared layers are not modelled: refused, naming the
+    field; a config that leaves hidden_size_per_layer_input out gets transformers' default of 256."""
+    cfg = config("google__gemma-4-31B-it")
+    cfg = dict(cfg, text_config=dict(cfg["text_config"], **{key: value}))
+    with pytest.raises(BudgetInputError, match=f"model.config.text_config.{key}: is {value}: Gemma 4's"):
+        build_model_spec(cfg)
+    bare = dict(cfg, text_config={k: v for k, v in config("google__gemma-4-31B-it")["text_config"].items() if k != "hidden_size_per_layer_input"})
+    with pytest.raises(BudgetInputError, match="hidden_size_per_layer_input: is 256"):
+        build_model_spec(bare)

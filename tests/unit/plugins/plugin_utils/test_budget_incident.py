@@ -246,8 +246,14 @@ def test_059_extra_buffer_is_refused_for_nemotron_h():
 
 
 def test_language_model_only_drops_the_vision_tower_on_0523_not_on_059():
-    args = {"tp_size": 2, "context_length": 65536, "language_model_only": True}
-    new = run(args, "0.5.23")
+    """A checkpoint that declares language_model_only runs text only on 0.5.23 (configs/model_config.py is_lm_only);
+    the --language-model-only flag is refused for this class there (only ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES
+    may use it; the oracle agrees on Qwen3-VL and Gemma 4)."""
+    flag = run({"tp_size": 2, "context_length": 65536, "language_model_only": True}, "0.5.23")
+    assert flag["error"]["type"] == "ValueError"
+    assert flag["error"]["message"].startswith("--language-model-only does not support ['Qwen3_5ForConditionalGeneration']. Supported: [")
+    text_only = evaluate({"config": dict(CONFIG, language_model_only=True)}, gpus(47.3), {"tp_size": 2, "context_length": 65536}, "0.5.23", with_fixes=False)
+    new = text_only
     full = run({"tp_size": 2, "context_length": 65536}, "0.5.23")
     # ViT params at TP 2 (oracle-0.5.23.md: 27,359,370,352 B minus the text model), and its RoPE cache, grown by
     # load_model to 65,536 + 256 -> 65,792 rows of 36 fp32 (utils/common.py reserve_rope_cache_for_long_sequences)

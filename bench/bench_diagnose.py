@@ -32,7 +32,7 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.message_ma
 # Validation rounds (validation/INDEX.yml ``round``, none = 1). A fresh round is scored once, at the end of the work
 # that comes after its collection. Once a round's misses have been looked at they move to the training corpus, and
 # what is left of it is no held-out figure: its first score, as reported then, is the honest one.
-FRESH_ROUNDS = (8,)
+FRESH_ROUNDS = ()
 SCORED_ROUNDS = {
     1: "first scored in issue 14's first stop",
     2: "10/15 = 66.7 % when scored",
@@ -41,6 +41,7 @@ SCORED_ROUNDS = {
     5: "8/8 = 100.0 % when scored",
     6: "9/10 = 90.0 % when scored",
     7: "6/7 = 85.7 % when scored",
+    8: "8/10 = 80.0 % when scored",
 }
 
 

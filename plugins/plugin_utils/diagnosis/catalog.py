@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.17"
+CATALOG_VERSION = "2026.12.18"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -931,15 +931,20 @@ CATALOG = (
         explanation=(
             "The release maps the checkpoint's quantization config to a method that refuses it when the "
             "model is built: ModelOpt NVFP4 or MIXED_PRECISION checkpoints in 0.5.9, or MIXED_PRECISION "
-            "loaded as w4afp8 (128-wide FP8 blocks) in 0.5.10-0.5.15."
+            "loaded as w4afp8 (128-wide FP8 blocks) in 0.5.10-0.5.15; or the method's kernels refuse the model's "
+            "dtype (AWQ takes float16 only)."
         ),
         fix=(
+            "the {quant_dtype_method} kernels take only {quant_supported_dtypes}: pass --dtype float16 (or the dtype listed) instead of the checkpoint's own",
             "use a release that loads this checkpoint (the preflight's compare_releases shows which: 0.5.16 and "
             "later load ModelOpt MIXED_PRECISION with NVFP4 layers as modelopt_mixed), or a checkpoint in a "
             "format this release supports",
         ),
         verify="the log passes 'Load weight begin' and prints 'Load weight end'",
         patterns=(
+            # model_loader/loader.py _get_quantization_config (0.4-0.5.23): the method's kernels refuse the model dtype
+            # ("torch.bfloat16 is not supported for quantization method awq. Supported dtypes: [torch.float16]")
+            Pattern(r"is not supported for quantization method \w+\. Supported dtypes: ", 95, "quantization method refuses the dtype"),
             # 0.5.9 layers/quantization/modelopt_quant.py:461
             Pattern(r"ModelOptFp8Config only supports static FP8 quantization", 100, "ModelOpt FP8 config refuses it"),
         ),

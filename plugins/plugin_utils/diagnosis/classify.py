@@ -49,6 +49,11 @@ PRE_ALLOCATION_OOM = "gpu_busy_other_process"
 KV_POOL_ALLOCATION_RE = re.compile(r"memory_pool\.py\", line \d+, in (_create_buffers)\b")
 KV_POOL_ALLOCATION_OOM = "kv_pool_too_small"
 FRAMES_ABOVE_OOM = 12  # traceback lines above an OOM line that are its own frames
+# A model path or repo id refused while the tokenizer loads (utils/hf_transformers_utils.py get_tokenizer ->
+# AutoTokenizer.from_pretrained, traceback frames above the error) is --tokenizer-path's, not --model-path's
+TOKENIZER_FRAMES_RE = re.compile(r"in get_tokenizer\b|AutoTokenizer\.from_pretrained|tokenization_auto\.py")
+FRAMES_ABOVE_ERROR = 40
+_LOG_RECORD_RE = re.compile(r"^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d")  # "[2025-10-06 12:00:01 TP0] ...": a new log record
 # Numbers whose first value is the one that counts (a draft model's later "Load weight begin" finds the target loaded)
 FIRST_VALUE_NUMBERS = frozenset({"weight_begin_avail_gb"})
 # A start that found this much of the GPU taken before loading anything shares it with another process (SGLang's own
@@ -111,6 +116,8 @@ NUMBER_PATTERNS = (
     ("total_rest_memory_gb", re.compile(r"total_rest_memory=(-?[\d.]+) GB"), lambda m: float(m.group(1))),
     # the KV pool's buffers failed to allocate (an OOM whose frames end in mem_cache/memory_pool.py _create_buffers)
     ("kv_pool_allocation", KV_POOL_ALLOCATION_RE, lambda m: "memory_pool.py " + m.group(1)),
+    ("quant_dtype_method", re.compile(r"is not supported for quantization method (\w+)\. Supported dtypes: "), lambda m: m.group(1)),
+    ("quant_supported_dtypes", re.compile(r"is not supported for quantization method \w+\. Supported dtypes: \[([^\]]{1,120})\]"), lambda m: m.group(1)),
     # the target's first "Load weight begin. avail mem=X GB" (model_runner.py load_model): what this start found free
     ("weight_begin_avail_gb", re.compile(r"Load weight begin\. avail mem=([\d.]+) GB"), lambda m: float(m.group(1))),
     ("tokens_to_allocate", re.compile(r"Try to allocate (\d+) tokens"), lambda m: int(m.group(1))),
@@ -362,6 +369,18 @@ def held_by_others_gib(numbers):
     return held if held > max(HELD_BY_OTHERS_MIN_GIB, HELD_BY_OTHERS_MIN_SHARE * total_gib) else None
 
 
+def _raised_loading_tokenizer(lines, line):
+    """Whether the exception at ``line`` was raised loading the tokenizer: its traceback (back to the nearest
+    traceback header) or the chained tracebacks that follow it (up to the next log record) run through it."""
+    start = line
+    while start > max(0, line - FRAMES_ABOVE_ERROR) and "Traceback (most recent call last)" not in lines[start]:
+        start -= 1
+    end = line + 1
+    while end < min(len(lines), line + FRAMES_ABOVE_ERROR) and not _LOG_RECORD_RE.match(lines[end]):
+        end += 1
+    return any(TOKENIZER_FRAMES_RE.search(frame) for frame in lines[start:end])
+
+
 def _oom_cause(the_timeline, line, rank, lines, held=None):
     """The OOM cause for the phase ``rank`` was in when it printed the OOM ``line`` (the KV pool's when the OOM was
     raised allocating it; another process's when it ``held`` a share of the GPU before the start loaded anything);
@@ -490,6 +509,8 @@ def classify(lines):
             rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
             if rank_failures:
                 failures = rank_failures + [r for r in failures if r[0] not in {f[0] for f in rank_failures}]
+    if failures and failures[0][0] == "model_not_found" and _raised_loading_tokenizer(lines, failures[0][4]):
+        failures = [("tokenizer_error",) + failures[0][1:]] + failures[1:]
     healthy = next((r for r in ranking if r[0] == "none"), None)
     if failures:
         cause_id, score, evidence, wrapper_only, key_line = failures[0]

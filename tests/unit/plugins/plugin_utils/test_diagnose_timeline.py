@@ -532,3 +532,31 @@ def test_an_oom_on_a_gpu_another_process_half_filled_is_that_process_whatever_th
     # the same OOM on a GPU the start had to itself stays the phase's
     alone = [lines[0].replace("73.11", "190.50")] + lines[1:]
     assert _diagnose(alone)["root_cause"] == "cuda_oom_cuda_graph"
+
+
+def test_a_quantization_method_that_refuses_the_dtype_asks_for_float16():
+    """model_loader/loader.py _get_quantization_config: AWQ kernels take float16 only (the DeepSeek-V3.2 AWQ run in the
+    training corpus)."""
+    lines = [
+        '  File "/sglang/srt/model_loader/loader.py", line 208, in _get_quantization_config',
+        "    raise ValueError(",
+        "ValueError: torch.bfloat16 is not supported for quantization method awq. Supported dtypes: [torch.float16]",
+    ]
+    result = _diagnose(lines)
+    assert result["root_cause"] == "unsupported_quantization"
+    assert "awq kernels take only torch.float16" in result["fix"] and "--dtype float16" in result["fix"]
+
+
+def test_a_repo_id_refused_while_the_tokenizer_loads_is_the_tokenizer_paths():
+    """utils/hf_transformers_utils.py get_tokenizer -> AutoTokenizer: a --tokenizer-path that is neither a folder nor a
+    repo id (SGLang's ROCm CI, GROK 2.5, in the training corpus) is a tokenizer error; the same refusal loading the
+    model config stays model_not_found."""
+    error = "huggingface_hub.errors.HFValidationError: Cannot have -- or .. in repo_id: 'alvarobartt--grok-2-tokenizer'."
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/sglang/srt/utils/hf_transformers_utils.py", line 352, in get_tokenizer',
+        "    tokenizer = AutoTokenizer.from_pretrained(",
+    ]
+    assert _diagnose(frames + [error])["root_cause"] == "tokenizer_error"
+    config = ["Traceback (most recent call last):", '  File "/sglang/srt/configs/model_config.py", line 169, in __init__', "    self.hf_config = get_config("]
+    assert _diagnose(config + [error])["root_cause"] == "model_not_found"

@@ -342,6 +342,13 @@ ARCH_MODELS = {
         "meta-llama__Llama-4-Scout-17B-16E-Instruct": [("H100-80GB", 4), ("H200", 2), ("A100-80GB", 4), ("H100-80GB", 8)],
         "RedHatAI__Llama-4-Scout-17B-16E-Instruct-FP8-dynamic": [("H100-80GB", 2), ("H200", 1), ("L40S", 4)],
     },
+    "Gemma3ForConditionalGeneration": {
+        "google__gemma-3-4b-it": [("RTX 4090", 1), ("L40S", 1), ("A100-40GB", 2)],
+        "google__medgemma-27b-it": [("H100-80GB", 1), ("A100-80GB", 2), ("H200", 1), ("L40S", 4)],
+        "mlx-community__gemma-3-4b-pt-4bit": [("RTX 4090", 1), ("L40S", 2)],
+        "mlx-community__gemma-3-4b-pt-6bit": [("L40S", 1), ("RTX A6000", 1)],
+        "mlx-community__gemma-3-12b-pt-4bit": [("RTX A6000", 1), ("H100-80GB", 1), ("L40S", 2)],
+    },
     "Gemma4ForConditionalGeneration": {
         "google__gemma-4-31B-it": [("H100-80GB", 2), ("H200", 1), ("A100-80GB", 2), ("H100-80GB", 4)],
         "google__gemma-4-26B-A4B": [("H100-80GB", 1), ("H200", 1), ("L40S", 2), ("H100-80GB", 2)],
@@ -435,6 +442,9 @@ ARCH_FLAG_CASES = {
         {"language_model_only": True},
     ),
     "google__gemma-4-26B-A4B": ({"swa_full_tokens_ratio": 0.25, "max_running_requests": 16}, {"language_model_only": True, "context_length": 262144}),
+    # Gemma 3: multimodal only with --enable-multimodal (mm_disabled_models); an FP8 KV cache at its full context
+    "google__gemma-3-4b-it": ({"enable_multimodal": True}, {"enable_multimodal": True, "mem_fraction_static": 0.8, "max_running_requests": 64}),
+    "google__medgemma-27b-it": ({"enable_multimodal": True, "context_length": 32768}, {"kv_cache_dtype": "fp8_e4m3", "context_length": 131072}),
     # --language-model-only: from 0.5.18 only ServerArgs.LANGUAGE_MODEL_ONLY_ARCHITECTURES may run text only
     "Qwen__Qwen3-VL-8B-Instruct": ({"language_model_only": True},),
 }

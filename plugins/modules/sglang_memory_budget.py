@@ -40,19 +40,20 @@ options:
         V(DbrxForCausalLM), V(DeepseekV2ForCausalLM), V(DeepseekV32ForCausalLM), V(DeepseekV3ForCausalLM),
         V(Ernie4_5_ForCausalLM), V(ExaoneForCausalLM), V(GPT2LMHeadModel), V(GPTBigCodeForCausalLM),
         V(GPTJForCausalLM), V(Gemma2ForCausalLM), V(Gemma2ForSequenceClassification), V(Gemma3ForCausalLM),
-        V(Gemma4ForConditionalGeneration), V(GemmaForCausalLM), V(Glm4ForCausalLM), V(Glm4MoeForCausalLM),
-        V(Glm4vMoeForConditionalGeneration), V(GlmMoeDsaForCausalLM), V(GptOssForCausalLM), V(GraniteForCausalLM),
-        V(GraniteMoeForCausalLM), V(InternLM2ForCausalLM), V(InternLM2ForRewardModel), V(InternLM3ForCausalLM),
-        V(KimiK25ForConditionalGeneration), V(Lfm2ForCausalLM), V(Llama4ForConditionalGeneration),
-        V(LlamaForCausalLM), V(LlamaForSequenceClassification), V(MiniMaxM2ForCausalLM), V(MistralForCausalLM),
-        V(MistralModel), V(MixtralForCausalLM), V(NemotronHForCausalLM), V(OPTForCausalLM), V(Olmo2ForCausalLM),
-        V(OlmoForCausalLM), V(OlmoeForCausalLM), V(PersimmonForCausalLM), V(Phi3ForCausalLM), V(PhiForCausalLM),
-        V(PhiMoEForCausalLM), V(Qwen2ForCausalLM), V(Qwen2ForRewardModel), V(Qwen2ForSequenceClassification),
-        V(Qwen2MoeForCausalLM), V(Qwen2_5_VLForConditionalGeneration), V(Qwen3ForCausalLM),
-        V(Qwen3ForSequenceClassification), V(Qwen3MoeForCausalLM), V(Qwen3NextForCausalLM),
-        V(Qwen3VLForConditionalGeneration), V(Qwen3VLMoeForConditionalGeneration), V(Qwen3_5ForCausalLM),
-        V(Qwen3_5ForConditionalGeneration), V(Qwen3_5MoeForCausalLM), V(Qwen3_5MoeForConditionalGeneration),
-        V(StableLmForCausalLM), V(Starcoder2ForCausalLM), V(XLMRobertaForSequenceClassification), V(XLMRobertaModel)."
+        V(Gemma3ForConditionalGeneration), V(Gemma4ForConditionalGeneration), V(GemmaForCausalLM), V(Glm4ForCausalLM),
+        V(Glm4MoeForCausalLM), V(Glm4vMoeForConditionalGeneration), V(GlmMoeDsaForCausalLM), V(GptOssForCausalLM),
+        V(GraniteForCausalLM), V(GraniteMoeForCausalLM), V(InternLM2ForCausalLM), V(InternLM2ForRewardModel),
+        V(InternLM3ForCausalLM), V(KimiK25ForConditionalGeneration), V(Lfm2ForCausalLM),
+        V(Llama4ForConditionalGeneration), V(LlamaForCausalLM), V(LlamaForSequenceClassification),
+        V(MiniMaxM2ForCausalLM), V(MistralForCausalLM), V(MistralModel), V(MixtralForCausalLM),
+        V(NemotronHForCausalLM), V(OPTForCausalLM), V(Olmo2ForCausalLM), V(OlmoForCausalLM), V(OlmoeForCausalLM),
+        V(PersimmonForCausalLM), V(Phi3ForCausalLM), V(PhiForCausalLM), V(PhiMoEForCausalLM), V(Qwen2ForCausalLM),
+        V(Qwen2ForRewardModel), V(Qwen2ForSequenceClassification), V(Qwen2MoeForCausalLM),
+        V(Qwen2_5_VLForConditionalGeneration), V(Qwen3ForCausalLM), V(Qwen3ForSequenceClassification),
+        V(Qwen3MoeForCausalLM), V(Qwen3NextForCausalLM), V(Qwen3VLForConditionalGeneration),
+        V(Qwen3VLMoeForConditionalGeneration), V(Qwen3_5ForCausalLM), V(Qwen3_5ForConditionalGeneration),
+        V(Qwen3_5MoeForCausalLM), V(Qwen3_5MoeForConditionalGeneration), V(StableLmForCausalLM),
+        V(Starcoder2ForCausalLM), V(XLMRobertaForSequenceClassification), V(XLMRobertaModel)."
       - Another class that the pinned release registers and special-cases nowhere is sized with the standard
         attention layout from its C(config.json) fields (RV(confidence) is then V(generic), RV(architecture)
         names the fields). A class the release lacks, or special-cases without a verified layout here, is

@@ -120,6 +120,8 @@ class ArchitectureLayout:
     vision_tower: str = "qwen3_vl"  # the ViT a multimodal class builds (weights._VISION_TOWERS)
     # defaults of SGLang's own vision config class, for the fields a config.json leaves out
     vision_defaults: Tuple[Tuple[str, Any], ...] = ()
+    # defaults of the text config class (the pinned transformers'), for the fields a composite config.json leaves out
+    text_defaults: Tuple[Tuple[str, Any], ...] = ()
     short_conv: bool = False  # mamba2 family: LFM2's short-conv layers (a conv state, no SSM state) beside attention
     ffn_default_multiple: int = 0
     position_rows_offset: int = -1
@@ -131,6 +133,9 @@ class ArchitectureLayout:
     swa_full_every: int = 0
     # the vision tower is built only with --enable-multimodal (ModelConfig's mm_disabled_models), which is not modelled
     vision_opt_in: bool = False
+    # ModelConfig's mm_disabled_models: multimodal is off unless --enable-multimodal, yet the class builds its tower;
+    # the start is then sized as a text model (no multimodal reservation, fraction or graph rules)
+    multimodal_opt_in: bool = False
     lm_head: bool = True
     pooled_head: Optional[PooledHead] = None
     encoder_embeddings: str = ""
@@ -193,6 +198,30 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # global base and rope_scaling {"rope_type": "default"}; sliding layers only mask attention (one full pool)
     "Gemma3ForCausalLM": _dense(
         "gemma3_causal.py", qk_norm="head", norms_per_layer=4, tie_default=True, embed_replicated=True, rope_layout="local_global_unscaled"
+    ),
+    # gemma3_mm.py: Gemma3ForCausalLM (text_config, with transformers' Gemma3TextConfig defaults: 4.57.1 and 5.19.0 agree)
+    # under SigLIP (siglip.py, split over TP) and Gemma3MultiModalProjector (a vision x text projection and a norm)
+    "Gemma3ForConditionalGeneration": _dense(
+        "gemma3_mm.py",
+        qk_norm="head",
+        norms_per_layer=4,
+        tie_default=True,
+        embed_replicated=True,
+        rope_layout="local_global_unscaled",
+        multimodal=True,
+        multimodal_opt_in=True,
+        vision_tower="siglip",
+        text_defaults=(
+            ("vocab_size", 262208),
+            ("hidden_size", 2304),
+            ("intermediate_size", 9216),
+            ("num_hidden_layers", 26),
+            ("num_attention_heads", 8),
+            ("num_key_value_heads", 4),
+            ("head_dim", 256),
+            ("max_position_embeddings", 131072),
+            ("sliding_window", 4096),
+        ),
     ),
     # glm4.py: qkv bias = attention_bias (default on), o_proj none, input/post_attention/post_self_attn/post_mlp
     # RMSNorm, rotary over partial_rotary_factor (default 0.5) of the head

@@ -291,6 +291,7 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
     # multimodal, in the releases that honour it (others ignore the checkpoint's flag and always build it)
     lm_only = spec.is_multimodal and release.sizing.honours_language_model_only and (spec.config_language_model_only or bool(args.get("language_model_only")))
     dp_encoder = spec.is_multimodal and bool(args.get("mm_enable_dp_encoder"))
+    mm_off = spec.is_multimodal and spec.layout.multimodal_opt_in and not args.get("enable_multimodal")
     moe_pad = mxfp4_moe_padding(spec, args, release, sm)
     # transformers 5 keeps Gemma 3's RoPE settings per layer type (rope_parameters), so get_context_length finds no
     # rope_scaling factor to apply
@@ -300,20 +301,21 @@ def _effective_spec(spec: ModelSpec, args: Dict[str, Any], release: SGLangReleas
         dtype in ("auto", "bfloat16", "float16", "half", "bf16", "fp16")
         and not online
         and not lm_only
+        and not mm_off
         and not dp_encoder
         and moe_pad == (0, 0)
         and not unscaled
         and not unswizzled
     ):
         return spec
-    key = (id(spec), dtype, online, lm_only, dp_encoder, moe_pad, unscaled, unswizzled)
+    key = (id(spec), dtype, online, lm_only, mm_off, dp_encoder, moe_pad, unscaled, unswizzled)
     cached = _SPEC_VARIANTS.get(key)
     if cached is None:
         cached = replace(
             spec,
             dtype_bytes=4 if dtype in ("float32", "float") else spec.dtype_bytes,
             quant=QuantSpec(method="fp8", bits=8, not_converted=("lm_head", "embed_tokens", "gate")) if online else spec.quant,
-            is_multimodal=spec.is_multimodal and not lm_only,
+            is_multimodal=spec.is_multimodal and not lm_only and not mm_off,
             vision=None if lm_only else spec.vision,
             vision_replicated=dp_encoder,
             moe_pad=moe_pad,

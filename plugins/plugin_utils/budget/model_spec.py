@@ -687,6 +687,8 @@ def build_model_spec(config: Any, hf_quant_config: Optional[Dict[str, Any]] = No
     family = layout.family
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
     where = "text_config." if text is not config else ""
+    if layout.text_defaults and text is not config:
+        text = {**dict(layout.text_defaults), **text}
     aliased = {field: _nested(text, alias) for field, alias in layout.config_aliases if field not in text}
     aliased = {field: value for field, value in aliased.items() if value is not None}
     if aliased:

@@ -586,15 +586,44 @@ def _gemma4_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
     return rows + [Linear(None, "embed_vision.embedding_projection", spec.hidden_size, h, quantizable=False)]
 
 
+def _siglip_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
+    """siglip.py SiglipVisionModel (Gemma 3): the patch Conv2d with bias, a VocabParallelEmbedding of
+    (image_size / patch_size)^2 positions, per layer two LayerNorms and a biased qkv/proj and fc1/fc2 split over TP
+    (the row-parallel biases whole), a post LayerNorm; then gemma3_mm.py's projector (vision x text weight and a
+    vision-wide norm), on every rank."""
+    h = int(v.get("hidden_size", 768))
+    inter = int(v.get("intermediate_size", 3072))
+    patch = int(v.get("patch_size", 16))
+    positions = (int(v.get("image_size", 224)) // patch) ** 2
+    rows = [
+        Linear(None, "vision_tower.embeddings.patch_embedding", h, int(v.get("num_channels", 3)) * patch * patch, quantizable=False, bias=h),
+        Linear(None, "vision_tower.embeddings.position_embedding", _pad(positions, VOCAB_PAD) // tp, h, quantizable=False),
+    ]
+    for b in range(int(v.get("num_hidden_layers", 12))):
+        rows += [
+            Linear(None, f"vision_tower.encoder.layers.{b}.layer_norms", 4 * h, 1, quantizable=False),
+            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.qkv_proj", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
+            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.proj", h, h // tp, quantizable=False, bias=h),
+            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
+            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h),
+        ]
+    return rows + [
+        Linear(None, "vision_tower.post_layernorm", 2 * h, 1, quantizable=False),
+        Linear(None, "multi_modal_projector.mm_input_projection_weight", h, spec.hidden_size, quantizable=False),
+        Linear(None, "multi_modal_projector.mm_soft_emb_norm", h, 1, quantizable=False),
+    ]
+
+
 _VISION_TOWERS = {
     "qwen3_vl": _qwen3_vl_vision,
     "qwen2_5_vl": _qwen2_5_vl_vision,
     "moonvit": _moonvit_vision,
     "glm4v": _glm4v_vision,
     "gemma4": _gemma4_vision,
+    "siglip": _siglip_vision,
 }
-# the towers that build no rotary embedding of their own (Gemma 4's ViT uses a learned position table)
-_VISION_TOWERS_WITHOUT_ROPE = frozenset({"gemma4"})
+# the towers that build no rotary embedding of their own (Gemma 4's ViT and SigLIP use a learned position table)
+_VISION_TOWERS_WITHOUT_ROPE = frozenset({"gemma4", "siglip"})
 
 
 def _vision(spec: ModelSpec, tp: int) -> List[Linear]:

@@ -475,3 +475,20 @@ def test_gemma4_per_layer_inputs_and_kv_sharing_are_refused_by_name(key, value):
     bare = dict(cfg, text_config={k: v for k, v in config("google__gemma-4-31B-it")["text_config"].items() if k != "hidden_size_per_layer_input"})
     with pytest.raises(BudgetInputError, match="hidden_size_per_layer_input: is 256"):
         build_model_spec(bare)
+
+
+RTX4090_FREE = {"name": "NVIDIA GeForce RTX 4090", "memory_total_mib": 24564}
+
+
+def test_gemma3_vision_model_builds_its_tower_but_sizes_as_text_unless_multimodal_is_asked_for():
+    """gemma-3-4b-it: the text config leaves most fields to transformers' Gemma3TextConfig (8 heads, 4 KV heads, head
+    256); SigLIP and the projector are built (the oracle's meta build counts them), but configs/model_config.py keeps
+    multimodal off for this class without --enable-multimodal, so no multimodal reservation comes off the pool."""
+    spec = build_model_spec(config("google__gemma-3-4b-it"))
+    assert (spec.num_heads, spec.num_kv_heads, spec.head_dim, spec.vocab_size) == (8, 4, 256, 262208)
+    args = {"tp_size": 1, "context_length": 4096, "max_running_requests": 256}
+    text = evaluate(config("google__gemma-3-4b-it"), [RTX4090_FREE], args, "0.5.23", with_fixes=False)
+    assert text["budget"]["totals"]["max_total_num_tokens"] == pytest.approx(62734, rel=0.01)  # oracle case 00
+    multimodal = evaluate(config("google__gemma-3-4b-it"), [RTX4090_FREE], dict(args, enable_multimodal=True), "0.5.23", with_fixes=False)
+    assert multimodal["budget"]["per_gpu"][0]["weights_gib"] == text["budget"]["per_gpu"][0]["weights_gib"]
+    assert multimodal["budget"]["totals"]["max_total_num_tokens"] < text["budget"]["totals"]["max_total_num_tokens"]

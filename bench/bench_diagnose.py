@@ -33,15 +33,15 @@ from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.message_ma
 # that comes after its collection. Once a round's misses have been looked at they move to the training corpus, and
 # what is left of it is no held-out figure: its first score, as reported then, is the honest one.
 FRESH_ROUNDS = ()
-SCORED_ROUNDS = {
-    1: "first scored in issue 14's first stop",
-    2: "10/15 = 66.7 % when scored",
-    3: "6/10 = 60.0 % when scored",
-    4: "8/11 = 72.7 % when scored",
-    5: "8/8 = 100.0 % when scored",
-    6: "9/10 = 90.0 % when scored",
-    7: "6/7 = 85.7 % when scored",
-    8: "8/10 = 80.0 % when scored",
+SCORED_ROUNDS = {  # round -> (right, scored) when it was scored fresh; None: not recorded as a number
+    1: None,
+    2: (10, 15),
+    3: (6, 10),
+    4: (8, 11),
+    5: (8, 8),
+    6: (9, 10),
+    7: (6, 7),
+    8: (8, 10),
 }
 
 
@@ -183,7 +183,14 @@ if __name__ == "__main__":
         accuracy([e for e in held_out if e.get("round") == rnd], f"validation split, round {rnd} (fresh, held out)", name_misses=False)
     for rnd, first in SCORED_ROUNDS.items():
         rows = [e for e in held_out if (e.get("round") or 1) == rnd]
-        accuracy(rows, f"validation split, round {rnd} remainder ({first}; its misses moved to training)", name_misses=False)
+        when = "first scored in issue 14's first stop" if first is None else "%d/%d = %.1f %% when scored" % (first[0], first[1], 100 * first[0] / first[1])
+        accuracy(rows, f"validation split, round {rnd} remainder ({when}; its misses moved to training)", name_misses=False)
+    first_scores = {rnd: first for rnd, first in SCORED_ROUNDS.items() if first}
+    right, scored = (sum(first[k] for first in first_scores.values()) for k in (0, 1))
+    print(
+        "validation split, first scores of rounds %d-%d pooled (each round scored once, fresh): %d/%d = %.1f %% (target >= 95 %%)"
+        % (min(first_scores), max(first_scores), right, scored, 100 * right / scored)
+    )
     template_coverage()
     bench_cut_short(healthy_real_logs(), "training: real")
     for rnd in FRESH_ROUNDS + tuple(SCORED_ROUNDS):

@@ -49,6 +49,7 @@ PRE_ALLOCATION_OOM = "gpu_busy_other_process"
 KV_POOL_ALLOCATION_RE = re.compile(r"memory_pool\.py\", line \d+, in (_create_buffers)\b")
 KV_POOL_ALLOCATION_OOM = "kv_pool_too_small"
 FRAMES_ABOVE_OOM = 12  # traceback lines above an OOM line that are its own frames
+RIVAL_MARGIN = 5  # a runner-up cause this close to the winner's score leaves the answer at medium confidence
 # A model path or repo id refused while the tokenizer loads (utils/hf_transformers_utils.py get_tokenizer ->
 # AutoTokenizer.from_pretrained, traceback frames above the error) is --tokenizer-path's, not --model-path's
 TOKENIZER_FRAMES_RE = re.compile(r"in get_tokenizer\b|AutoTokenizer\.from_pretrained|tokenization_auto\.py")
@@ -70,6 +71,7 @@ OOM_BY_PHASE = {
     "warmup": "cuda_oom_runtime",
     "serving": "cuda_oom_runtime",
 }
+_OOM_CAUSES = frozenset(OOM_BY_PHASE.values()) | {PRE_ALLOCATION_OOM, KV_POOL_ALLOCATION_OOM}
 # A rank that waits on its peers; the failure is theirs. "TP rank N could finish the model loading, but there are
 # other ranks that didn't finish loading": 0.4.6.post5 model_executor/model_runner.py:591, 0.5.2:799, 0.5.9:1081,
 # 0.5.23 model_executor/model_runner_components/load_model_utils.py:394; torch ProcessGroupGloo.cpp
@@ -516,6 +518,13 @@ def classify(lines):
         cause_id, score, evidence, wrapper_only, key_line = failures[0]
         # a wrapper ("Capture cuda graph failed: {e}") says where the start failed, not why: alone it is no high answer
         confidence = "high" if score >= HIGH_SCORE and not wrapper_only else "medium"
+        # the OOM causes share the OOM line: the timeline (or the frames) already chose among them
+        same_oom = _OOM_CAUSES if cause_id in _OOM_CAUSES else ()
+        rival = next((r for r in failures[1:] if r[0] != cause_id and r[0] not in same_oom and not r[3]), None)
+        if confidence == "high" and rival is not None and rival[1] >= score - RIVAL_MARGIN:
+            # another cause scored as high on this log: the evidence does not single one out
+            confidence = "medium"
+            notes.append("the log also fits %s (score %d against %d): check that cause too" % (rival[0], rival[1], score))
         if cause_id in OOM_BY_PHASE.values():  # the phase of the OOM line itself, not of a frame quoted with it
             key_line = found.first_oom.get(failed_rank if failed_rank is not None else oom_rank, key_line)
         phase = the_timeline.phase_at(key_line, ranks[key_line]) or CAUSES[cause_id].phase

@@ -560,3 +560,17 @@ def test_a_repo_id_refused_while_the_tokenizer_loads_is_the_tokenizer_paths():
     assert _diagnose(frames + [error])["root_cause"] == "tokenizer_error"
     config = ["Traceback (most recent call last):", '  File "/sglang/srt/configs/model_config.py", line 169, in __init__', "    self.hf_config = get_config("]
     assert _diagnose(config + [error])["root_cause"] == "model_not_found"
+
+
+def test_two_causes_scored_alike_leave_the_answer_at_medium_confidence_with_the_other_named():
+    """Validation round 6 called a missing local path a download failure at high confidence, the two causes tied:
+    a runner-up within RIVAL_MARGIN of the winner means the evidence does not single one out."""
+    tie = [
+        "huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or 'namespace/repo_name': '/models/x'.",
+        "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/api/models/x",
+    ]
+    result = classify(tie)
+    assert result["root_cause"] == "model_download_failed" and result["confidence"] == "medium"
+    assert any("also fits model_not_found" in note for note in result["notes"])
+    alone = classify(tie[:1])
+    assert alone["root_cause"] == "model_not_found" and alone["confidence"] == "high"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.18"
+CATALOG_VERSION = "2026.12.19"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -743,6 +743,9 @@ CATALOG = (
             # as "Error in function '<kernel>' at <file>:<line>: Unsupported head_dim: 106": the model's shape is outside
             # what the attention backend's kernels are built for
             Pattern(r"Unsupported (?:head_dim|group_size): \d+", 85, "attention kernel does not support the model's shape"),
+            # aiter mla.py get_meta_param (ROCm builds): assert nhead in its table, f"{nhead=} not supported": the heads
+            # per rank that the parallel layout leaves (dp attention shrinks them) are outside its MLA decode kernels
+            Pattern(r"AssertionError: nhead=\d+ not supported", 85, "attention kernel does not support the heads per rank"),
             # 0.5.9 layers/moe/ep_moe/layer.py:232,242; 0.5.23 :296,301: the EP MoE dispatch the flags chose (DeepEP with
             # DeepGEMM, e.g. under two-batch overlap) reaches a removed path
             Pattern(r"forward_deepgemm_(?:contiguous|masked) is deprecated", 85, "flags reach a removed MoE path"),
@@ -755,6 +758,8 @@ CATALOG = (
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
+            "a rank asked for a GPU this process cannot see ({device_ordinal}): --tp-size x --dp-size (x --pp-size) plus "
+            "--base-gpu-id must fit the GPUs in CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES) or passed to the container",
             "choose a --tp-size (or --ep-size / --dp-size with --enable-dp-attention) for which `{failed_assert} == 0` "
             "holds: it must divide the model's attention-head (or KV-head / expert) count",
             "fix the flag (or environment variable, e.g. a *_PORT set by the orchestrator) value named in the "
@@ -781,6 +786,10 @@ CATALOG = (
             # models/qwen2.py:122 / 0.5.23 models/qwen2.py:167 "assert self.total_num_heads % tp_size == 0" (and
             # the kv-head / attn_tp_size / experts variants in most model files)
             Pattern(DIVISIBILITY_ASSERT_RE, 85, "parallel size does not divide the model"),
+            # cudaErrorInvalidDevice (CUDA runtime; HIP prints the same, and torch adds "GPU device may be out of range,
+            # do you have enough GPUs?"): a rank's gpu id (--base-gpu-id + rank x --gpu-id-step) is past the GPUs
+            # this process sees
+            Pattern(r"(?:CUDA|HIP) error: invalid device ordinal", 90, "a rank's GPU index is past the visible GPUs"),
             Pattern(r"in get_open_port|in (?:bind|get_free_port|is_port_available)\b", 25, "port setup frame"),
         ),
     ),

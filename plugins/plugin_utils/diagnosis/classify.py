@@ -118,6 +118,7 @@ NUMBER_PATTERNS = (
     ("total_rest_memory_gb", re.compile(r"total_rest_memory=(-?[\d.]+) GB"), lambda m: float(m.group(1))),
     # the KV pool's buffers failed to allocate (an OOM whose frames end in mem_cache/memory_pool.py _create_buffers)
     ("kv_pool_allocation", KV_POOL_ALLOCATION_RE, lambda m: "memory_pool.py " + m.group(1)),
+    ("device_ordinal", re.compile(r"((?:CUDA|HIP) error: invalid device ordinal)"), lambda m: m.group(1)),
     ("quant_dtype_method", re.compile(r"is not supported for quantization method (\w+)\. Supported dtypes: "), lambda m: m.group(1)),
     ("quant_supported_dtypes", re.compile(r"is not supported for quantization method \w+\. Supported dtypes: \[([^\]]{1,120})\]"), lambda m: m.group(1)),
     # the target's first "Load weight begin. avail mem=X GB" (model_runner.py load_model): what this start found free

@@ -574,3 +574,17 @@ def test_two_causes_scored_alike_leave_the_answer_at_medium_confidence_with_the_
     assert any("also fits model_not_found" in note for note in result["notes"])
     alone = classify(tie[:1])
     assert alone["root_cause"] == "model_not_found" and alone["confidence"] == "high"
+
+
+def test_an_invalid_device_ordinal_is_a_gpu_index_past_the_visible_gpus():
+    """torch's set_device on a rank whose gpu id is past CUDA_VISIBLE_DEVICES (SGLang's ROCm CI, GROK 2 at TP 8, in the
+    training corpus): the fix sizes the parallel flags to the GPUs the process sees."""
+    lines = [
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 679, in init_torch_distributed',
+        "    torch.get_device_module(self.device).set_device(self.gpu_id)",
+        "torch.AcceleratorError: HIP error: invalid device ordinal",
+        "GPU device may be out of range, do you have enough GPUs?",
+    ]
+    result = _diagnose(lines)
+    assert result["root_cause"] == "invalid_argument_value"
+    assert "--base-gpu-id" in result["fix"] and "CUDA_VISIBLE_DEVICES" in result["fix"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ansible_collections.llmops.sglang.plugins.plugin_utils.diagnosis.timeline import PROBE_ENDPOINTS
 
-CATALOG_VERSION = "2026.12.19"
+CATALOG_VERSION = "2026.12.20"
 
 MIN_SCORE = 50
 HIGH_SCORE = 80
@@ -541,7 +541,8 @@ CATALOG = (
             Pattern(r"CUDA driver version is insufficient for CUDA runtime version", 100, "driver too old"),
             Pattern(r"Found no NVIDIA driver on your system|NVIDIA-SMI has failed", 90, "no driver"),
             Pattern(r"lib(?:cuda|nvidia-ml)\.so(?:\.1)?: cannot open shared object file|NVML Shared Library Not Found", 95, "driver library missing"),
-            Pattern(r"no CUDA-capable device is detected|No CUDA GPUs are available|CUDA_ERROR_NO_DEVICE", 85, "no GPU"),
+            # torch/cuda/__init__.py _lazy_init: "No CUDA GPUs are available" (ROCm builds: "No HIP GPUs are available")
+            Pattern(r"no CUDA-capable device is detected|No (?:CUDA|HIP) GPUs are available|CUDA_ERROR_NO_DEVICE", 85, "no GPU"),
             Pattern(
                 r"cuInit\b.{0,40}(?:err|fail)|CUDA error: (?:unknown error|system not yet initialized)|"
                 r"cudaErrorSystemNotReady|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|"
@@ -564,8 +565,8 @@ CATALOG = (
             # a CUDA driver API symbol (cuXxx) missing from libcuda: the driver is older than the kernels need
             Pattern(r"undefined symbol: cu[A-Z]\w*", 100, "driver API symbol missing"),
             Pattern(r"Failed to infer device type", 70, "no device"),
-            # cudaErrorInvalidDevice (101): a rank asked for a GPU index that is not visible
-            Pattern(r"CUDA error: invalid device ordinal|cudaErrorInvalidDevice\b", 80, "GPU index not visible"),
+            # cudaErrorInvalidDevice (101; HIP prints the same): a rank asked for a GPU index that is not visible
+            Pattern(r"(?:CUDA|HIP) error: invalid device ordinal|cudaErrorInvalidDevice\b", 80, "GPU index not visible"),
         ),
     ),
     RootCause(
@@ -588,6 +589,16 @@ CATALOG = (
         ),
         verify="python -c 'import sglang.srt.entrypoints.engine' succeeds in the service's venv",
         patterns=(
+            # SGLang calls a kernel library (aiter, sgl_kernel, flashinfer) whose version does not match it: a symbol its
+            # guarded import could not bind ("NameError: name 'get_mla_metadata_info_v1' is not defined") or a call the
+            # installed signature refuses ("fused_add_rms_norm() missing 2 required positional arguments")
+            Pattern(r"NameError: name '\w+' is not defined", 70, "a symbol the installed library lacks"),
+            Pattern(
+                r"TypeError: \w+\(\) (?:missing \d+ required positional arguments?|got an unexpected keyword argument|"
+                r"takes \d+ positional arguments? but \d+ (?:was|were) given)",
+                70,
+                "a call the installed library's signature refuses",
+            ),
             Pattern(r"ModuleNotFoundError: No module named", 95, "missing module"),
             Pattern(r"undefined symbol: (?!cu[A-Z])\w+", 90, "ABI mismatch"),
             # 0.5.9 models/registry.py:107; 0.5.23 models/registry.py:132: logger.warning, then the registry goes on
@@ -758,8 +769,6 @@ CATALOG = (
         explanation="argparse or SGLang's argument checks rejected a flag's value.",
         fix=(
             "fix {bad_argument}: {bad_argument_reason}",
-            "a rank asked for a GPU this process cannot see ({device_ordinal}): --tp-size x --dp-size (x --pp-size) plus "
-            "--base-gpu-id must fit the GPUs in CUDA_VISIBLE_DEVICES (HIP_VISIBLE_DEVICES) or passed to the container",
             "choose a --tp-size (or --ep-size / --dp-size with --enable-dp-attention) for which `{failed_assert} == 0` "
             "holds: it must divide the model's attention-head (or KV-head / expert) count",
             "fix the flag (or environment variable, e.g. a *_PORT set by the orchestrator) value named in the "
@@ -786,10 +795,6 @@ CATALOG = (
             # models/qwen2.py:122 / 0.5.23 models/qwen2.py:167 "assert self.total_num_heads % tp_size == 0" (and
             # the kv-head / attn_tp_size / experts variants in most model files)
             Pattern(DIVISIBILITY_ASSERT_RE, 85, "parallel size does not divide the model"),
-            # cudaErrorInvalidDevice (CUDA runtime; HIP prints the same, and torch adds "GPU device may be out of range,
-            # do you have enough GPUs?"): a rank's gpu id (--base-gpu-id + rank x --gpu-id-step) is past the GPUs
-            # this process sees
-            Pattern(r"(?:CUDA|HIP) error: invalid device ordinal", 90, "a rank's GPU index is past the visible GPUs"),
             Pattern(r"in get_open_port|in (?:bind|get_free_port|is_port_available)\b", 25, "port setup frame"),
         ),
     ),
@@ -856,6 +861,9 @@ CATALOG = (
         ),
         verify="ls <model-path>/config.json (local) or huggingface-cli download <repo> config.json",
         patterns=(
+            # model_loader/loader.py (0.5.x): the checkpoint lacks tensors the model class builds (an incomplete
+            # download or another layout of the same model)
+            Pattern(r"load_weights failed because some weights are missing", 90, "checkpoint lacks weights"),
             Pattern(r"is not a local folder and is not a valid model identifier", 100, "transformers: no such model"),
             Pattern(r"Repository Not Found for url|RepositoryNotFoundError", 95, "hub: no such repository"),
             Pattern(r"does not appear to have a file named config\.json|Can't load the configuration of", 90, "no config.json"),

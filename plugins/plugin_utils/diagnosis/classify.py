@@ -54,6 +54,7 @@ RIVAL_MARGIN = 5  # a runner-up cause this close to the winner's score leaves th
 # AutoTokenizer.from_pretrained, traceback frames above the error) is --tokenizer-path's, not --model-path's
 TOKENIZER_FRAMES_RE = re.compile(r"in get_tokenizer\b|AutoTokenizer\.from_pretrained|tokenization_auto\.py")
 FRAMES_ABOVE_ERROR = 40
+_FRAME_RE = re.compile(r'^\s*File "[^"]+", line \d+, in ')  # a traceback frame line
 _LOG_RECORD_RE = re.compile(r"^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d")  # "[2025-10-06 12:00:01 TP0] ...": a new log record
 # Numbers whose first value is the one that counts (a draft model's later "Load weight begin" finds the target loaded)
 FIRST_VALUE_NUMBERS = frozenset({"weight_begin_avail_gb"})
@@ -118,7 +119,6 @@ NUMBER_PATTERNS = (
     ("total_rest_memory_gb", re.compile(r"total_rest_memory=(-?[\d.]+) GB"), lambda m: float(m.group(1))),
     # the KV pool's buffers failed to allocate (an OOM whose frames end in mem_cache/memory_pool.py _create_buffers)
     ("kv_pool_allocation", KV_POOL_ALLOCATION_RE, lambda m: "memory_pool.py " + m.group(1)),
-    ("device_ordinal", re.compile(r"((?:CUDA|HIP) error: invalid device ordinal)"), lambda m: m.group(1)),
     ("quant_dtype_method", re.compile(r"is not supported for quantization method (\w+)\. Supported dtypes: "), lambda m: m.group(1)),
     ("quant_supported_dtypes", re.compile(r"is not supported for quantization method \w+\. Supported dtypes: \[([^\]]{1,120})\]"), lambda m: m.group(1)),
     # the target's first "Load weight begin. avail mem=X GB" (model_runner.py load_model): what this start found free
@@ -345,14 +345,18 @@ def _relevant_lines(lines, limit=5):
     return picked[-limit:]
 
 
-def _unwrap(failures):
+def _unwrap(failures, lines):
     """A cause seen only through a wrapper message ("Capture cuda graph failed: {e}") yields to a specific cause
     whose evidence starts no later than the wrapper line: that is the wrapped exception (on the same line, or
-    printed before it as the chained traceback). Lines after the wrapper are the cascade (SIGKILL, peers' NCCL
-    errors) and do not displace it."""
+    printed before it as the chained traceback). A wrapper that is a traceback frame (an exception raised inside
+    capture) yields to the exception line that ends its traceback. Lines after that are the cascade (SIGKILL,
+    peers' NCCL errors) and do not displace it."""
     if not failures or not failures[0][3]:
         return failures
     wrapper_line = max(failures[0][2])
+    if _FRAME_RE.match(lines[wrapper_line]):
+        while wrapper_line + 1 < len(lines) and (_FRAME_RE.match(lines[wrapper_line]) or lines[wrapper_line].startswith(" ")):
+            wrapper_line += 1
     for index, failure in enumerate(failures[1:], 1):
         if not failure[3] and failure[2][0] <= wrapper_line:
             after = index + 1
@@ -427,10 +431,10 @@ def _says_its_phase(hits, cause_id):
     return any(weight > shared for weight, _line, _wrapper in labels.values())
 
 
-def _failures(ranking, hits, oom_id):
+def _failures(ranking, hits, oom_id, lines):
     """The failures at or above MIN_SCORE, unwrapped. An OOM is the OOM cause of the phase it was raised in (the
     timeline outranks the frames), unless the winner's own message names its phase."""
-    failures = _unwrap([r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE])
+    failures = _unwrap([r for r in ranking if r[0] != "none" and r[1] >= MIN_SCORE], lines)
     winner = failures[0][0] if failures else None
     if oom_id and winner in OOM_BY_PHASE.values() and winner != oom_id and not _says_its_phase(hits, winner):
         attributed = next((r for r in failures if r[0] == oom_id), None)
@@ -499,7 +503,7 @@ def classify(lines):
         found.numbers.setdefault("other_process_gib", held)
     oom_id = _oom_cause(the_timeline, oom_line, oom_rank, lines, held)
     ranking = _rank_causes(found.hits, found.gates, found.up, oom_id)
-    failures = _failures(ranking, found.hits, oom_id)
+    failures = _failures(ranking, found.hits, oom_id, lines)
     notes = []
     failed_rank = None
     if ranks_seen and (failures or found.crashed):
@@ -509,7 +513,7 @@ def classify(lines):
         if per_rank and failed_rank is not None:
             rank_oom = _oom_cause(the_timeline, found.first_oom.get(failed_rank), failed_rank, lines, held)
             rank_hits = found.rank_hits.get(failed_rank, {})
-            rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom)
+            rank_failures = _failures(_rank_causes(rank_hits, found.gates, found.up, rank_oom), rank_hits, rank_oom, lines)
             if rank_failures:
                 failures = rank_failures + [r for r in failures if r[0] not in {f[0] for f in rank_failures}]
     if failures and failures[0][0] == "model_not_found" and _raised_loading_tokenizer(lines, failures[0][4]):

@@ -576,9 +576,9 @@ def test_two_causes_scored_alike_leave_the_answer_at_medium_confidence_with_the_
     assert alone["root_cause"] == "model_not_found" and alone["confidence"] == "high"
 
 
-def test_an_invalid_device_ordinal_is_a_gpu_index_past_the_visible_gpus():
-    """torch's set_device on a rank whose gpu id is past CUDA_VISIBLE_DEVICES (SGLang's ROCm CI, GROK 2 at TP 8, in the
-    training corpus): the fix sizes the parallel flags to the GPUs the process sees."""
+def test_an_invalid_device_ordinal_on_rocm_is_a_gpu_index_past_the_visible_gpus():
+    """torch's set_device on a rank whose gpu id is past HIP_VISIBLE_DEVICES (SGLang's ROCm CI, GROK 2 at TP 8, in the
+    training corpus): HIP words cudaErrorInvalidDevice as CUDA does, and the fix sizes the flags to the visible GPUs."""
     lines = [
         '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/model_runner.py", line 679, in init_torch_distributed',
         "    torch.get_device_module(self.device).set_device(self.gpu_id)",
@@ -586,5 +586,27 @@ def test_an_invalid_device_ordinal_is_a_gpu_index_past_the_visible_gpus():
         "GPU device may be out of range, do you have enough GPUs?",
     ]
     result = _diagnose(lines)
-    assert result["root_cause"] == "invalid_argument_value"
+    assert result["root_cause"] == "driver_cuda_mismatch"
     assert "--base-gpu-id" in result["fix"] and "CUDA_VISIBLE_DEVICES" in result["fix"]
+
+
+@pytest.mark.parametrize(
+    "error, cause",
+    [
+        ("NameError: name 'get_mla_metadata_info_v1' is not defined", "dependency_import_error"),
+        ("TypeError: fused_add_rms_norm() missing 2 required positional arguments: 'weight' and 'epsilon'", "dependency_import_error"),
+        ("RuntimeError: No HIP GPUs are available", "driver_cuda_mismatch"),
+        ("ValueError: load_weights failed because some weights are missing: missing_exclude_scales={'model.layers.5.x'}", "model_not_found"),
+    ],
+)
+def test_an_exception_raised_inside_graph_capture_is_its_own_cause_not_the_capture(error, cause):
+    """SGLang's ROCm CI (round 10, in the training corpus): an exception whose traceback runs through the capture
+    frames is the wrapped cause; the frame only says where it struck."""
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/model_executor/cuda_graph_runner.py", line 502, in capture',
+        "    self.capture_one_batch_size(bs, forward)",
+        '  File "/sgl-workspace/sglang/python/sglang/srt/layers/layernorm.py", line 168, in forward_hip',
+        "    fused_add_rms_norm(x, residual, self.weight.data, self.variance_epsilon)",
+    ]
+    assert _diagnose(frames + [error])["root_cause"] == cause

@@ -44,6 +44,7 @@ SCORED_ROUNDS = {  # round -> (right, scored) when it was scored fresh; None: no
     8: (8, 10),
     9: (4, 6),
     10: (4, 8),
+    11: (6, 6),
 }
 
 

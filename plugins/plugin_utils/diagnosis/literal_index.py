@@ -72,11 +72,11 @@ def required_literals(regex, flags=0):
 
 
 # Words too common in SGLang / torch logs to narrow anything down: literals keyed only by these are looked up
-# as substrings instead.
+# as substrings instead. The path words are in every traceback frame ("/sglang/python/sglang/srt/...").
 COMMON_WORDS = frozenset(
     (
         "a an and are as at be by error failed for from gpu in init is manager memory model not of on or out please "
-        "process server size status the this to try use value with"
+        "process server size status the this to try use value with sglang python packages site"
     ).split()
 )
 

@@ -188,6 +188,9 @@ _BERT_ENCODER: Dict[str, Any] = dict(
 # CrossEncodingPooler's BertPooler dense / RobertaClassificationHead dense, then the classifier (out_proj), with bias
 _CROSS_ENCODER_HEAD = PooledHead(dense_layers=1, bias=True)
 
+# gemma3_causal.py's decoder, which gemma3_mm.py builds under its vision tower too
+_GEMMA3_DECODER = {"qk_norm": "head", "norms_per_layer": 4, "tie_default": True, "embed_replicated": True, "rope_layout": "local_global_unscaled"}
+
 VERIFIED: Dict[str, ArchitectureLayout] = {
     "LlamaForCausalLM": _dense("llama.py", bias_key=_LLAMA_BIAS),
     "MistralForCausalLM": _dense("mistral.py", bias_key=_LLAMA_BIAS),
@@ -196,18 +199,12 @@ VERIFIED: Dict[str, ArchitectureLayout] = {
     # gemma3_causal.py: a plain nn.Embedding (Gemma3TextScaledWordEmbedding: whole and unpadded on every rank),
     # q/k RMSNorm over head_dim, four Gemma3RMSNorm per layer, tied by default; get_rope with the local and the
     # global base and rope_scaling {"rope_type": "default"}; sliding layers only mask attention (one full pool)
-    "Gemma3ForCausalLM": _dense(
-        "gemma3_causal.py", qk_norm="head", norms_per_layer=4, tie_default=True, embed_replicated=True, rope_layout="local_global_unscaled"
-    ),
+    "Gemma3ForCausalLM": _dense("gemma3_causal.py", **_GEMMA3_DECODER),
     # gemma3_mm.py: Gemma3ForCausalLM (text_config, with transformers' Gemma3TextConfig defaults: 4.57.1 and 5.19.0 agree)
     # under SigLIP (siglip.py, split over TP) and Gemma3MultiModalProjector (a vision x text projection and a norm)
     "Gemma3ForConditionalGeneration": _dense(
         "gemma3_mm.py",
-        qk_norm="head",
-        norms_per_layer=4,
-        tie_default=True,
-        embed_replicated=True,
-        rope_layout="local_global_unscaled",
+        **_GEMMA3_DECODER,
         multimodal=True,
         multimodal_opt_in=True,
         vision_tower="siglip",

@@ -410,6 +410,18 @@ def _pooled_head(spec: ModelSpec) -> List[Linear]:
     return rows + [Linear(None, "score", labels, h, quantizable=False, bias=labels if head.bias else 0)]
 
 
+def _biased_vit_block(prefix: str, h: int, inter: int, tp: int) -> List[Linear]:
+    """One ViT block as Qwen3-VL's and SigLIP's towers build it: two LayerNorms with bias, a biased QKV and output
+    projection and an fc1/fc2 MLP split over TP (the row-parallel biases whole)."""
+    return [
+        Linear(None, f"{prefix}.norms", 4 * h, 1, quantizable=False),
+        Linear(None, f"{prefix}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
+        Linear(None, f"{prefix}.attn.proj", h, h // tp, quantizable=False, bias=h),
+        Linear(None, f"{prefix}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
+        Linear(None, f"{prefix}.mlp.fc2", h, inter // tp, quantizable=False, bias=h),
+    ]
+
+
 def _qwen3_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
     """The Qwen3-VL ViT (models/qwen3_vl.py Qwen3VLMoeVisionModel, also Qwen3.5/3.6's), built without the quant
     config: patch embedding, blocks, the merger and one deepstack merger per ``deepstack_visual_indexes`` entry (its
@@ -430,13 +442,7 @@ def _qwen3_vl_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear
         Linear(None, "visual.pos_embed", npos // tp, h, quantizable=False),
     ]
     for b in range(depth):
-        rows += [
-            Linear(None, f"visual.blocks.{b}.norms", 4 * h, 1, quantizable=False),
-            Linear(None, f"visual.blocks.{b}.attn.qkv", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
-            Linear(None, f"visual.blocks.{b}.attn.proj", h, h // tp, quantizable=False, bias=h),
-            Linear(None, f"visual.blocks.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
-            Linear(None, f"visual.blocks.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h),
-        ]
+        rows += _biased_vit_block(f"visual.blocks.{b}", h, inter, tp)
     rows += [
         Linear(None, "visual.merger.norm", 2 * h, 1, quantizable=False),
         Linear(None, "visual.merger.fc1", m // tp, m, quantizable=False, bias=m // tp),
@@ -600,13 +606,7 @@ def _siglip_vision(v: Dict[str, Any], spec: ModelSpec, tp: int) -> List[Linear]:
         Linear(None, "vision_tower.embeddings.position_embedding", _pad(positions, VOCAB_PAD) // tp, h, quantizable=False),
     ]
     for b in range(int(v.get("num_hidden_layers", 12))):
-        rows += [
-            Linear(None, f"vision_tower.encoder.layers.{b}.layer_norms", 4 * h, 1, quantizable=False),
-            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.qkv_proj", 3 * h // tp, h, quantizable=False, bias=3 * h // tp),
-            Linear(None, f"vision_tower.encoder.layers.{b}.self_attn.proj", h, h // tp, quantizable=False, bias=h),
-            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.fc1", inter // tp, h, quantizable=False, bias=inter // tp),
-            Linear(None, f"vision_tower.encoder.layers.{b}.mlp.fc2", h, inter // tp, quantizable=False, bias=h),
-        ]
+        rows += _biased_vit_block(f"vision_tower.encoder.layers.{b}", h, inter, tp)
     return rows + [
         Linear(None, "vision_tower.post_layernorm", 2 * h, 1, quantizable=False),
         Linear(None, "multi_modal_projector.mm_input_projection_weight", h, spec.hidden_size, quantizable=False),
